@@ -1,0 +1,59 @@
+package dev.tollgate.core;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Buckets held in this JVM's memory, timed by an injected {@link MonotonicClock}.
+ *
+ * <p>A full bucket is indistinguishable from a missing one, so {@link #evictFullBuckets()} can drop
+ * it to bound memory without changing any decision.
+ */
+public final class LocalBucketStore implements BucketStore {
+
+    private final ConcurrentHashMap<BucketKey, LocalTokenBucket> buckets = new ConcurrentHashMap<>();
+    private final MonotonicClock clock;
+
+    public LocalBucketStore(MonotonicClock clock) {
+        this.clock = clock;
+    }
+
+    @Override
+    public CompletionStage<Decision> tryAcquire(BucketKey key, BucketLimits limits) {
+        return CompletableFuture.completedFuture(acquire(key, limits));
+    }
+
+    /** {@link #tryAcquire} without the future: local decisions never wait. */
+    public Decision acquire(BucketKey key, BucketLimits limits) {
+        long now = clock.millis();
+        Decision[] decision = new Decision[1];
+        // compute() runs under the map's per-key lock: the take is atomic, and cannot race with
+        // an eviction of the same bucket.
+        buckets.compute(key, (k, bucket) -> {
+            LocalTokenBucket b = bucket != null ? bucket : new LocalTokenBucket(limits, now);
+            decision[0] = b.tryTake(limits, now);
+            return b;
+        });
+        return decision[0];
+    }
+
+    /** Drops every bucket that is full by now; returns how many. */
+    public int evictFullBuckets() {
+        long now = clock.millis();
+        int[] evicted = {0};
+        buckets.keySet().forEach(key -> buckets.computeIfPresent(key, (k, b) -> {
+            if (b.isFullAt(now)) {
+                evicted[0]++;
+                return null;
+            }
+            return b;
+        }));
+        return evicted[0];
+    }
+
+    /** Buckets currently held. */
+    public int size() {
+        return buckets.size();
+    }
+}

@@ -1,0 +1,47 @@
+package dev.tollgate.core;
+
+import java.util.function.IntSupplier;
+
+/**
+ * The limiter an instance falls back to when it cannot reach Redis (seed §7.3): each instance
+ * enforces {@code 1/N} of every rule in its own memory, N being the number of live gateway
+ * instances, so the cluster as a whole still admits about the rule's rate.
+ *
+ * <p>Error bound: exact when traffic is spread evenly over the N instances and N is right. With
+ * uneven spreading the cluster admits less than the rule (an instance cannot borrow an idle one's
+ * share); with a stale N it admits up to {@code trueN / N} times the rule. The rounding of each
+ * share is bounded in {@link BucketLimits#dividedAmong(int)}.
+ */
+public final class LocalFallbackLimiter {
+
+    private final LocalBucketStore store;
+    private final IntSupplier instanceCount;
+
+    /** A limiter for a fixed number of instances. */
+    public LocalFallbackLimiter(int instanceCount, MonotonicClock clock) {
+        this(fixed(instanceCount), clock);
+    }
+
+    /** A limiter for a number of instances that may change (read on every decision). */
+    public LocalFallbackLimiter(IntSupplier instanceCount, MonotonicClock clock) {
+        this.store = new LocalBucketStore(clock);
+        this.instanceCount = instanceCount;
+    }
+
+    public Decision tryAcquire(String tenant, String route, RateLimitRule rule) {
+        int n = Math.max(1, instanceCount.getAsInt());
+        return store.acquire(new BucketKey(tenant, route), rule.limits().dividedAmong(n));
+    }
+
+    /** Drops buckets that are full; see {@link LocalBucketStore#evictFullBuckets()}. */
+    public int evictFullBuckets() {
+        return store.evictFullBuckets();
+    }
+
+    private static IntSupplier fixed(int instanceCount) {
+        if (instanceCount < 1) {
+            throw new IllegalArgumentException("instanceCount must be at least 1, was " + instanceCount);
+        }
+        return () -> instanceCount;
+    }
+}

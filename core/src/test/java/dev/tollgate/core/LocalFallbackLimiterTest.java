@@ -1,0 +1,118 @@
+package dev.tollgate.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class LocalFallbackLimiterTest {
+
+    private final ManualClock clock = new ManualClock();
+
+    @Test
+    void shouldRejectWhenBucketEmptyAndRefillOverTime() {
+        var limiter = new LocalFallbackLimiter(1, clock);
+        var rule = RateLimitRule.of(2, 1); // burst 2, one token per second
+
+        assertThat(limiter.tryAcquire("shop-a", "create-order", rule).allowed()).isTrue();
+        assertThat(limiter.tryAcquire("shop-a", "create-order", rule).allowed()).isTrue();
+        assertThat(limiter.tryAcquire("shop-a", "create-order", rule).allowed()).isFalse();
+
+        clock.advanceMillis(1_000); // one more token after a second
+        Decision d = limiter.tryAcquire("shop-a", "create-order", rule);
+        assertThat(d.allowed()).isTrue();
+        assertThat(d.remaining()).isZero();
+    }
+
+    @Test
+    void refillIsCappedAtCapacity() {
+        var limiter = new LocalFallbackLimiter(1, clock);
+        var rule = RateLimitRule.of(3, 100);
+        limiter.tryAcquire("t", "r", rule);
+        clock.advanceMillis(60_000);
+        assertThat(limiter.tryAcquire("t", "r", rule).remaining()).isEqualTo(2);
+    }
+
+    @Test
+    void longIdleRefillsWithoutOverflow() {
+        var limiter = new LocalFallbackLimiter(1, clock);
+        var rule = RateLimitRule.of(RateLimitRule.MAX_CAPACITY, RateLimitRule.MAX_REFILL_PER_SECOND);
+        limiter.tryAcquire("t", "r", rule);
+        clock.advanceMillis(Long.MAX_VALUE / 2_000_000L); // ~146 years
+        assertThat(limiter.tryAcquire("t", "r", rule).remaining()).isEqualTo(RateLimitRule.MAX_CAPACITY - 1);
+    }
+
+    @Test
+    void fractionalRefillRateAccumulatesAcrossCalls() {
+        var limiter = new LocalFallbackLimiter(1, clock);
+        var rule = RateLimitRule.of(1, 0.25); // one token every 4 s
+        limiter.tryAcquire("t", "r", rule);
+        for (int second = 1; second < 4; second++) {
+            clock.advanceMillis(1000);
+            assertThat(limiter.tryAcquire("t", "r", rule).allowed()).as("after %d s", second).isFalse();
+        }
+        clock.advanceMillis(1000);
+        assertThat(limiter.tryAcquire("t", "r", rule).allowed()).isTrue();
+    }
+
+    @Test
+    void aClockThatStandsStillNeverRefills() {
+        var limiter = new LocalFallbackLimiter(1, clock);
+        var rule = RateLimitRule.of(1, 1_000);
+        assertThat(limiter.tryAcquire("t", "r", rule).allowed()).isTrue();
+        for (int i = 0; i < 100; i++) {
+            assertThat(limiter.tryAcquire("t", "r", rule).allowed()).isFalse();
+        }
+    }
+
+    @Test
+    void costAboveCapacityIsRefusedByTheRule() {
+        assertThatThrownBy(() -> new RateLimitRule(2, 1, 3))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("cost")
+                .hasMessageContaining("3");
+    }
+
+    @Test
+    void eachInstanceEnforcesItsShare() {
+        var limiter = new LocalFallbackLimiter(4, clock);
+        var rule = RateLimitRule.of(200, 100); // per instance: burst 50, 25 tokens/s
+        int allowed = 0;
+        for (int i = 0; i < 100; i++) {
+            if (limiter.tryAcquire("t", "r", rule).allowed()) {
+                allowed++;
+            }
+        }
+        assertThat(allowed).isEqualTo(50);
+
+        clock.advanceMillis(1000);
+        allowed = 0;
+        for (int i = 0; i < 100; i++) {
+            if (limiter.tryAcquire("t", "r", rule).allowed()) {
+                allowed++;
+            }
+        }
+        assertThat(allowed).isEqualTo(25);
+    }
+
+    @Test
+    void aShareNeverDropsBelowOneRequest() {
+        var limiter = new LocalFallbackLimiter(20, clock);
+        var rule = RateLimitRule.of(2, 1); // 2/20 of a token would never admit anything
+        assertThat(limiter.tryAcquire("t", "r", rule).allowed()).isTrue();
+        assertThat(limiter.tryAcquire("t", "r", rule).allowed()).isFalse();
+    }
+
+    @Test
+    void followsAChangingInstanceCount() {
+        AtomicInteger instances = new AtomicInteger(1);
+        var limiter = new LocalFallbackLimiter(instances::get, clock);
+        var rule = RateLimitRule.of(10, 1);
+        limiter.tryAcquire("t", "r", rule);
+        instances.set(5);
+        Decision d = limiter.tryAcquire("t", "r", rule);
+        assertThat(d.limit()).isEqualTo(2);
+        assertThat(d.remaining()).isEqualTo(1);
+    }
+}

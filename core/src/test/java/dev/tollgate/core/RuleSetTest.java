@@ -1,0 +1,42 @@
+package dev.tollgate.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RuleSetTest {
+
+    private static final RateLimitRule DEFAULT = RateLimitRule.of(20, 10);
+    private static final RateLimitRule EXACT = RateLimitRule.of(200, 100);
+    private static final RateLimitRule TENANT_WIDE = RateLimitRule.of(50, 5);
+
+    private final RuleSet rules = RuleSet.of(DEFAULT, List.of(
+            new ScopedRule("shop-a", "create-order", EXACT),
+            new ScopedRule("shop-a", ScopedRule.ANY_ROUTE, TENANT_WIDE),
+            new ScopedRule("shop-b", "create-order", EXACT)));
+
+    @Test
+    void exactRuleWins() {
+        assertThat(rules.ruleFor("shop-a", "create-order")).isEqualTo(EXACT);
+    }
+
+    @Test
+    void tenantWideRuleCoversOtherRoutes() {
+        assertThat(rules.ruleFor("shop-a", "list-orders")).isEqualTo(TENANT_WIDE);
+    }
+
+    @Test
+    void defaultCoversUnknownTenantsAndRoutes() {
+        assertThat(rules.ruleFor("shop-b", "list-orders")).isEqualTo(DEFAULT);
+        assertThat(rules.ruleFor("nobody", "create-order")).isEqualTo(DEFAULT);
+    }
+
+    @Test
+    void refusesDuplicates() {
+        assertThatThrownBy(() -> RuleSet.of(DEFAULT, List.of(
+                new ScopedRule("t", "r", EXACT), new ScopedRule("t", "r", DEFAULT))))
+                .hasMessageContaining("duplicate rule for tenant 't' and route 'r'");
+    }
+}
