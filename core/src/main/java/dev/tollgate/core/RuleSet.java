@@ -9,7 +9,7 @@ import java.util.Map;
  * the rule for (tenant, route), else the tenant's rule for every route ({@code *}), else the
  * default rule. Lookups allocate nothing, so they are cheap on the request path.
  */
-public final class RuleSet {
+public final class RuleSet implements RuleBook {
 
     private final RateLimitRule defaultRule;
     private final Map<String, Map<String, RateLimitRule>> byTenant;
@@ -43,6 +43,7 @@ public final class RuleSet {
         return new RuleSet(defaultRule, Map.copyOf(frozen), rules.size());
     }
 
+    @Override
     public RateLimitRule ruleFor(String tenant, String route) {
         Map<String, RateLimitRule> routes = byTenant.get(tenant);
         if (routes == null) {

@@ -1,0 +1,103 @@
+package dev.tollgate.gateway.filter;
+
+import dev.tollgate.core.BucketKey;
+import dev.tollgate.core.BucketStore;
+import dev.tollgate.core.Decision;
+import dev.tollgate.core.RateLimitRule;
+import dev.tollgate.core.RuleBook;
+import dev.tollgate.gateway.tenant.TenantResolver;
+import org.springframework.cloud.gateway.filter.GatewayFilterChain;
+import org.springframework.cloud.gateway.filter.GlobalFilter;
+import org.springframework.cloud.gateway.route.Route;
+import org.springframework.cloud.gateway.support.ServerWebExchangeUtils;
+import org.springframework.core.Ordered;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.ServerWebExchange;
+import reactor.core.publisher.Mono;
+
+/**
+ * Limits every routed request: the tenant comes from the API key header, the route from the route
+ * Spring Cloud Gateway matched, the rule from the in-memory rule book, and the decision from one
+ * call to the bucket store. Admitted requests go on with {@code X-RateLimit-Remaining}; the others
+ * end here with 429, {@code Retry-After} and a problem+json body, and never reach the backend.
+ *
+ * <p>Global filters run only once a route has matched, so the route is known here.
+ */
+public final class RateLimitFilter implements GlobalFilter, Ordered {
+
+    /** Runs before the routing filters, which carry the request to the backend. */
+    public static final int ORDER = -100;
+
+    /** Route id used if no route is attached to the exchange (not expected for routed requests). */
+    static final String UNKNOWN_ROUTE = "default";
+
+    static final String REMAINING = "X-RateLimit-Remaining";
+    static final String TYPE_RATE_LIMITED = "urn:tollgate:problem:rate-limited";
+    static final String TYPE_MISSING_KEY = "urn:tollgate:problem:missing-api-key";
+    static final String TYPE_UNKNOWN_KEY = "urn:tollgate:problem:unknown-api-key";
+
+    private final String apiKeyHeader;
+    private final TenantResolver tenants;
+    private final RuleBook rules;
+    private final BucketStore store;
+
+    public RateLimitFilter(String apiKeyHeader, TenantResolver tenants, RuleBook rules, BucketStore store) {
+        this.apiKeyHeader = apiKeyHeader;
+        this.tenants = tenants;
+        this.rules = rules;
+        this.store = store;
+    }
+
+    @Override
+    public int getOrder() {
+        return ORDER;
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
+        String apiKey = exchange.getRequest().getHeaders().getFirst(apiKeyHeader);
+        if (apiKey == null || apiKey.isBlank()) {
+            return unauthorized(exchange.getResponse(), TYPE_MISSING_KEY,
+                    "The " + apiKeyHeader + " header is required.");
+        }
+        String tenant = tenants.tenantFor(apiKey);
+        if (tenant == null) {
+            return unauthorized(exchange.getResponse(), TYPE_UNKNOWN_KEY,
+                    "The API key in " + apiKeyHeader + " is not valid.");
+        }
+        Route route = exchange.getAttribute(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR);
+        String routeId = route != null ? route.getId() : UNKNOWN_ROUTE;
+        RateLimitRule rule = rules.ruleFor(tenant, routeId);
+        return Mono.fromCompletionStage(() -> store.tryAcquire(new BucketKey(tenant, routeId), rule.limits()))
+                .flatMap(decision -> decision.allowed()
+                        ? admit(exchange, chain, decision)
+                        : reject(exchange.getResponse(), routeId, decision));
+    }
+
+    private static Mono<Void> admit(ServerWebExchange exchange, GatewayFilterChain chain, Decision decision) {
+        exchange.getResponse().getHeaders().set(REMAINING, Long.toString(decision.remaining()));
+        return chain.filter(exchange);
+    }
+
+    private static Mono<Void> reject(ServerHttpResponse response, String routeId, Decision decision) {
+        HttpHeaders headers = response.getHeaders();
+        headers.set(REMAINING, Long.toString(decision.remaining()));
+        long retryAfter = decision.retryAfterSeconds();
+        if (retryAfter == Decision.NEVER) {
+            return ProblemResponses.write(response, HttpStatus.TOO_MANY_REQUESTS, TYPE_RATE_LIMITED,
+                    "This request costs more than the rate limit of route '" + routeId
+                            + "' can ever allow.", "");
+        }
+        headers.set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfter));
+        return ProblemResponses.write(response, HttpStatus.TOO_MANY_REQUESTS, TYPE_RATE_LIMITED,
+                "Rate limit of route '" + routeId + "' exceeded; retry in " + retryAfter + " s.",
+                "\"retryAfterSeconds\":" + retryAfter);
+    }
+
+    private Mono<Void> unauthorized(ServerHttpResponse response, String type, String detail) {
+        response.getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, "ApiKey header=\"" + apiKeyHeader + "\"");
+        return ProblemResponses.write(response, HttpStatus.UNAUTHORIZED, type, detail, "");
+    }
+}

@@ -1,0 +1,97 @@
+package dev.tollgate.gateway;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * A Tollgate gateway started in this JVM on a free port, spoken to over real HTTP. Several can run
+ * side by side, like instances of a cluster.
+ */
+final class RunningGateway implements AutoCloseable {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+
+    private final ConfigurableApplicationContext context;
+    private final int port;
+
+    private RunningGateway(ConfigurableApplicationContext context) {
+        this.context = context;
+        this.port = Integer.parseInt(context.getEnvironment().getRequiredProperty("local.server.port"));
+    }
+
+    static RunningGateway start(Map<String, Object> properties, String... profiles) {
+        Map<String, Object> all = new LinkedHashMap<>();
+        all.put("server.port", "0");
+        all.put("spring.main.banner-mode", "off");
+        all.putAll(properties);
+        // As command-line arguments, so they win over application.yml like an operator's would.
+        String[] args = all.entrySet().stream()
+                .map(e -> "--" + e.getKey() + "=" + e.getValue())
+                .toArray(String[]::new);
+        ConfigurableApplicationContext context = new SpringApplicationBuilder(TollgateApplication.class)
+                .profiles(profiles)
+                .run(args);
+        return new RunningGateway(context);
+    }
+
+    /** Properties for a route {@code id} matching {@code method path} and forwarding to {@code uri}. */
+    static Map<String, Object> route(int index, String id, String method, String path, String uri) {
+        String prefix = "spring.cloud.gateway.server.webflux.routes[" + index + "].";
+        return Map.of(
+                prefix + "id", id,
+                prefix + "uri", uri,
+                prefix + "predicates[0]", "Path=" + path,
+                prefix + "predicates[1]", "Method=" + method);
+    }
+
+    /** Properties for a rule of {@code tenant} on {@code route}. */
+    static Map<String, Object> rule(int index, String tenant, String route, long capacity, double refillPerSecond) {
+        String prefix = "tollgate.rules[" + index + "].";
+        return Map.of(
+                prefix + "tenant", tenant,
+                prefix + "route", route,
+                prefix + "capacity", Long.toString(capacity),
+                prefix + "refill-per-second", Double.toString(refillPerSecond));
+    }
+
+    int port() {
+        return port;
+    }
+
+    ConfigurableApplicationContext context() {
+        return context;
+    }
+
+    HttpResponse<String> send(String method, String path, String apiKey) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10))
+                .method(method, HttpRequest.BodyPublishers.noBody());
+        if (apiKey != null) {
+            request.header("X-Api-Key", apiKey);
+        }
+        try {
+            return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        context.close();
+    }
+}
