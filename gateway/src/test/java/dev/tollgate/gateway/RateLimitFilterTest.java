@@ -6,7 +6,10 @@ import dev.tollgate.testkit.RedisServer;
 import java.net.http.HttpResponse;
 import java.util.HashMap;
 import java.util.Map;
+import dev.tollgate.gateway.limiter.DecisionMetrics;
+import dev.tollgate.gateway.limiter.DecisionSource;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -28,6 +31,8 @@ class RateLimitFilterTest {
         Map<String, Object> properties = new HashMap<>();
         properties.put("spring.data.redis.host", redis.host());
         properties.put("spring.data.redis.port", Integer.toString(redis.port()));
+        // These tests are about Redis's decisions: a cold JVM must not push any past the timeout.
+        properties.put("tollgate.redis.timeout", "5s");
         properties.putAll(RunningGateway.route(0, "create-order", "POST", "/orders", upstream.uri()));
         properties.putAll(RunningGateway.route(1, "catalog", "GET", "/catalog/**", upstream.uri()));
         properties.put("tollgate.default-rule.capacity", "3");
@@ -36,6 +41,13 @@ class RateLimitFilterTest {
         properties.putAll(RunningGateway.rule(1, "shop-b", "*", 1, 0.001));
         properties.putAll(RunningGateway.rule(2, "pacer", "create-order", 1, 0.4));
         gateway = RunningGateway.start(properties);
+    }
+
+    @AfterEach
+    void everyDecisionCameFromRedis() {
+        DecisionMetrics metrics = gateway.context().getBean(DecisionMetrics.class);
+        assertThat(metrics.count(DecisionSource.LOCAL_FALLBACK, true)
+                + metrics.count(DecisionSource.LOCAL_FALLBACK, false)).isZero();
     }
 
     @AfterAll

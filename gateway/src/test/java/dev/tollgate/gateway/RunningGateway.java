@@ -33,6 +33,7 @@ final class RunningGateway implements AutoCloseable {
     static RunningGateway start(Map<String, Object> properties, String... profiles) {
         Map<String, Object> all = new LinkedHashMap<>();
         all.put("server.port", "0");
+        all.put("management.server.port", "0");
         all.put("spring.main.banner-mode", "off");
         all.putAll(properties);
         // As command-line arguments, so they win over application.yml like an operator's would.
@@ -67,6 +68,25 @@ final class RunningGateway implements AutoCloseable {
 
     int port() {
         return port;
+    }
+
+    int managementPort() {
+        return Integer.parseInt(context.getEnvironment().getRequiredProperty("local.management.port"));
+    }
+
+    /** GET on the management (actuator) port. */
+    HttpResponse<String> management(String path) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort() + path))
+                .timeout(Duration.ofSeconds(10))
+                .build();
+        try {
+            return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     ConfigurableApplicationContext context() {

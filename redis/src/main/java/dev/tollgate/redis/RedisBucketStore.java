@@ -4,18 +4,16 @@ import dev.tollgate.core.BucketKey;
 import dev.tollgate.core.BucketLimits;
 import dev.tollgate.core.BucketStore;
 import dev.tollgate.core.Decision;
-import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
- * Buckets in Redis: one atomic Lua call per decision ({@code token_bucket.lua}), run by EVALSHA,
- * on Redis's clock. When Redis answers NOSCRIPT (it restarted, or {@code SCRIPT FLUSH} ran) the call
- * is repeated once with EVAL, which also puts the script back in Redis's cache.
+ * Buckets in Redis: one atomic Lua call per decision ({@code token_bucket.lua}), run by EVALSHA
+ * on Redis's clock, with NOSCRIPT recovery (see {@link LuaScript#run}).
  *
  * <p>Works over any Lettuce connection: standalone or cluster (the script touches one key, so it
  * runs on the node that owns the bucket).
@@ -24,25 +22,37 @@ public final class RedisBucketStore implements BucketStore {
 
     public static final String SCRIPT_RESOURCE = "dev/tollgate/redis/token_bucket.lua";
 
-    private final RedisScriptingAsyncCommands<String, String> redis;
+    private static final RedisUnavailableException NOT_CONNECTED =
+            new RedisUnavailableException("no connection to Redis yet");
+
+    private final Supplier<RedisScriptingAsyncCommands<String, String>> redis;
     private final LuaScript script;
 
+    /** A store on a connection that is already open. */
     public RedisBucketStore(RedisScriptingAsyncCommands<String, String> redis) {
+        this(() -> redis);
+    }
+
+    /**
+     * A store on a connection that may not exist yet: {@code redis} returns {@code null} until it
+     * does, and calls meanwhile fail with {@link RedisUnavailableException}.
+     */
+    public RedisBucketStore(Supplier<RedisScriptingAsyncCommands<String, String>> redis) {
         this.redis = redis;
         this.script = LuaScript.fromResource(SCRIPT_RESOURCE);
     }
 
     @Override
     public CompletionStage<Decision> tryAcquire(BucketKey key, BucketLimits limits) {
+        RedisScriptingAsyncCommands<String, String> commands = redis.get();
+        if (commands == null) {
+            return CompletableFuture.failedFuture(NOT_CONNECTED);
+        }
         String[] keys = {key.redisKey()};
-        String[] args = {
-                Long.toString(limits.capacityMicros()),
-                Long.toString(limits.refillMicrosPerMilli()),
-                Long.toString(limits.costMicros())};
-        return redis.<List<Object>>evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args)
-                .exceptionallyCompose(error -> isNoScript(error)
-                        ? redis.<List<Object>>eval(script.source(), ScriptOutputType.MULTI, keys, args)
-                        : CompletableFuture.failedFuture(error))
+        return script.<List<Object>>run(commands, ScriptOutputType.MULTI, keys,
+                        Long.toString(limits.capacityMicros()),
+                        Long.toString(limits.refillMicrosPerMilli()),
+                        Long.toString(limits.costMicros()))
                 .thenApply(reply -> toDecision(reply, limits));
     }
 
@@ -60,12 +70,5 @@ public final class RedisBucketStore implements BucketStore {
         long retryAfter = (Long) reply.get(2);
         long resetAfter = (Long) reply.get(3);
         return new Decision(allowed == 1L, remaining, limits.capacityTokens(), retryAfter, resetAfter);
-    }
-
-    private static boolean isNoScript(Throwable error) {
-        Throwable cause = error instanceof CompletionException && error.getCause() != null
-                ? error.getCause()
-                : error;
-        return cause instanceof RedisNoScriptException;
     }
 }

@@ -53,6 +53,28 @@ public final class RedisServer implements AutoCloseable {
         return start(RedisBinary.locate(), extraArgs);
     }
 
+    /**
+     * Starts a server on a given port, e.g. one a gateway was already told to use. Fails if the port
+     * is taken.
+     */
+    public static RedisServer startOnPort(int port) {
+        Path workDir;
+        try {
+            workDir = Files.createTempDirectory("tollgate-redis");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        RedisServer server = new RedisServer(RedisBinary.locate(), workDir, port, List.of());
+        try {
+            server.launch();
+        } catch (IllegalStateException e) {
+            server.destroy();
+            throw e;
+        }
+        Runtime.getRuntime().addShutdownHook(server.shutdownHook);
+        return server;
+    }
+
     /** Starts {@code binary} on a free port with extra {@code redis-server} arguments. */
     public static RedisServer start(Path binary, List<String> extraArgs) {
         IllegalStateException last = null;

@@ -1,14 +1,31 @@
 package dev.tollgate.gateway.config;
 
-import dev.tollgate.core.BucketStore;
+import dev.tollgate.core.LocalFallbackLimiter;
+import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.core.RuleBook;
 import dev.tollgate.gateway.filter.RateLimitFilter;
+import dev.tollgate.gateway.limiter.DecisionMetrics;
+import dev.tollgate.gateway.limiter.FailoverRateLimiter;
+import dev.tollgate.gateway.limiter.LiveInstances;
+import dev.tollgate.gateway.limiter.RateLimiterHealthIndicator;
 import dev.tollgate.gateway.tenant.KeyNamesTenantResolver;
 import dev.tollgate.gateway.tenant.TenantResolver;
+import dev.tollgate.redis.InstanceHeartbeat;
+import dev.tollgate.redis.RedisBucketStore;
+import dev.tollgate.redis.RedisConnector;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** Wires the rate-limit filter to its rule book, tenant resolver and bucket store. */
+/** Wires the rate-limit filter: rules, tenants, the Redis path and its local fallback. */
 @Configuration(proxyBeanMethods = false)
 class RateLimitingConfiguration {
 
@@ -23,8 +40,71 @@ class RateLimitingConfiguration {
     }
 
     @Bean
+    CircuitBreaker redisCircuitBreaker(RedisGuardProperties guard, MeterRegistry meters) {
+        RedisGuardProperties.CircuitBreakerProperties cb = guard.circuitBreaker();
+        CircuitBreakerConfig config = CircuitBreakerConfig.custom()
+                .failureRateThreshold(cb.failureRateThreshold())
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(cb.slidingWindowSize())
+                .minimumNumberOfCalls(cb.minimumNumberOfCalls())
+                .waitDurationInOpenState(cb.waitInOpenState())
+                .permittedNumberOfCallsInHalfOpenState(cb.permittedCallsInHalfOpenState())
+                .build();
+        CircuitBreakerRegistry registry = CircuitBreakerRegistry.of(config);
+        TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(registry).bindTo(meters);
+        return registry.circuitBreaker("redis");
+    }
+
+    @Bean(destroyMethod = "close")
+    LiveInstances liveInstances(InstanceHeartbeat heartbeat, FallbackProperties fallback, MeterRegistry meters) {
+        LiveInstances instances = new LiveInstances(heartbeat, fallback.heartbeatInterval(), fallback.heartbeatTtl(),
+                fallback.instances());
+        instances.start();
+        Gauge.builder("tollgate.fallback.instances", instances, LiveInstances::count)
+                .description("Instance count the local fallback divides limits by")
+                .register(meters);
+        return instances;
+    }
+
+    @Bean
+    LocalFallbackLimiter localFallbackLimiter(LiveInstances instances) {
+        return new LocalFallbackLimiter(instances::count, MonotonicClock.system());
+    }
+
+    /** Drops full local buckets now and then, so the fallback's memory follows active tenants only. */
+    @Bean(destroyMethod = "shutdownNow")
+    ScheduledExecutorService fallbackEviction(LocalFallbackLimiter limiter, FallbackProperties fallback) {
+        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "tollgate-fallback-eviction");
+            t.setDaemon(true);
+            return t;
+        });
+        long period = fallback.evictionInterval().toMillis();
+        executor.scheduleWithFixedDelay(limiter::evictFullBuckets, period, period, TimeUnit.MILLISECONDS);
+        return executor;
+    }
+
+    @Bean
+    DecisionMetrics decisionMetrics(MeterRegistry meters) {
+        return new DecisionMetrics(meters);
+    }
+
+    @Bean
+    FailoverRateLimiter failoverRateLimiter(RedisBucketStore redis, LocalFallbackLimiter fallback,
+                                            CircuitBreaker redisCircuitBreaker, RedisGuardProperties guard,
+                                            DecisionMetrics metrics) {
+        return new FailoverRateLimiter(redis, fallback, redisCircuitBreaker, guard.timeout(), metrics);
+    }
+
+    @Bean
+    RateLimiterHealthIndicator rateLimiterHealthIndicator(CircuitBreaker redisCircuitBreaker,
+                                                          RedisConnector connector, LiveInstances instances) {
+        return new RateLimiterHealthIndicator(redisCircuitBreaker, connector, instances);
+    }
+
+    @Bean
     RateLimitFilter rateLimitFilter(TollgateProperties properties, TenantResolver tenants, RuleBook rules,
-                                    BucketStore store) {
-        return new RateLimitFilter(properties.apiKeyHeader(), tenants, rules, store);
+                                    FailoverRateLimiter limiter, DecisionMetrics metrics) {
+        return new RateLimitFilter(properties.apiKeyHeader(), tenants, rules, limiter, metrics);
     }
 }

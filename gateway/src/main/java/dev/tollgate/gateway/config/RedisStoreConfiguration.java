@@ -1,49 +1,100 @@
 package dev.tollgate.gateway.config;
 
-import dev.tollgate.core.BucketStore;
+import dev.tollgate.core.BucketKey;
+import dev.tollgate.core.BucketLimits;
+import dev.tollgate.core.RateLimitRule;
+import dev.tollgate.redis.InstanceHeartbeat;
 import dev.tollgate.redis.RedisBucketStore;
+import dev.tollgate.redis.RedisConnector;
 import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.Delay;
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * The Redis bucket store, on a Lettuce connection of its own. The Lettuce client (resources, client
- * options, SSL, cluster topology) is the one Spring Boot builds from the standard
- * {@code spring.data.redis.*} properties, so Redis is configured the way Spring users expect.
+ * Tollgate's Redis connection and what runs on it. The Lettuce client (resources, client options,
+ * SSL, cluster topology) is the one Spring Boot builds from the standard {@code spring.data.redis.*}
+ * properties, so Redis is configured the way Spring users expect; Tollgate opens its own connection
+ * on it, without requiring Redis to be up at start.
  */
 @Configuration(proxyBeanMethods = false)
 class RedisStoreConfiguration {
 
+    private static final int WARM_UP_CALLS = 20;
+
+    /**
+     * Fail fast while disconnected instead of queueing commands until Lettuce reconnects: a queued
+     * decision would only time out, and the circuit breaker needs to see the failures.
+     */
+    @Bean
+    LettuceClientOptionsBuilderCustomizer tollgateClientOptions() {
+        return options -> options.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS);
+    }
+
+    /** Reconnect quickly after an outage: exponential back-off capped at a second by default. */
+    @Bean
+    ClientResourcesBuilderCustomizer tollgateReconnectDelay(RedisGuardProperties guard) {
+        return resources -> resources.reconnectDelay(
+                Delay.exponential(Duration.ofMillis(10), guard.reconnectMaxDelay(), 2, TimeUnit.MILLISECONDS));
+    }
+
     @Bean(destroyMethod = "close")
-    StatefulConnection<String, String> bucketStoreConnection(LettuceConnectionFactory factory,
-                                                            DataRedisConnectionDetails details) {
+    RedisConnector redisConnector(LettuceConnectionFactory factory, DataRedisConnectionDetails details,
+                                  RedisGuardProperties guard) {
         AbstractRedisClient client = factory.getRequiredNativeClient();
+        RedisConnector connector;
         if (client instanceof RedisClusterClient cluster) {
-            return cluster.connect(StringCodec.UTF8);
+            connector = new RedisConnector(() -> cluster.connectAsync(StringCodec.UTF8),
+                    guard.connectRetryDelay(), RedisStoreConfiguration::warmUp);
+        } else {
+            if (details.getSentinel() != null) {
+                throw new IllegalStateException("Redis Sentinel is not supported by Tollgate's bucket store; "
+                        + "use a standalone server (spring.data.redis.host/port) or a cluster "
+                        + "(spring.data.redis.cluster.nodes)");
+            }
+            RedisURI uri = standaloneUri(details);
+            connector = new RedisConnector(() -> ((RedisClient) client).connectAsync(StringCodec.UTF8, uri),
+                    guard.connectRetryDelay(), RedisStoreConfiguration::warmUp);
         }
-        if (details.getSentinel() != null) {
-            throw new IllegalStateException("Redis Sentinel is not supported by Tollgate's bucket store; "
-                    + "use a standalone server (spring.data.redis.host/port) or a cluster "
-                    + "(spring.data.redis.cluster.nodes)");
-        }
-        return ((RedisClient) client).connect(StringCodec.UTF8, standaloneUri(details));
+        connector.start();
+        return connector;
     }
 
     @Bean
-    BucketStore bucketStore(StatefulConnection<String, String> bucketStoreConnection) {
-        if (bucketStoreConnection instanceof StatefulRedisClusterConnection<String, String> cluster) {
-            return new RedisBucketStore(cluster.async());
+    RedisBucketStore redisBucketStore(RedisConnector redisConnector) {
+        return new RedisBucketStore(redisConnector::commandsOrNull);
+    }
+
+    @Bean
+    InstanceHeartbeat instanceHeartbeat(RedisConnector redisConnector) {
+        return new InstanceHeartbeat(redisConnector::commandsOrNull, InstanceHeartbeat.DEFAULT_KEY);
+    }
+
+    /**
+     * Loads the token-bucket script as soon as we connect and runs it a few times on a bucket of its
+     * own, so that neither the first requests nor a cold JIT push a decision past the short timeout.
+     */
+    private static void warmUp(RedisScriptingAsyncCommands<String, String> redis) {
+        RedisBucketStore store = new RedisBucketStore(redis);
+        BucketKey key = new BucketKey("tollgate-warm-up", "warm-up");
+        BucketLimits limits = RateLimitRule.of(1, 1000).limits();
+        CompletionStage<?> chain = redis.scriptLoad(store.script().source());
+        for (int i = 0; i < WARM_UP_CALLS; i++) {
+            chain = chain.thenCompose(ignored -> store.tryAcquire(key, limits));
         }
-        return new RedisBucketStore(((StatefulRedisConnection<String, String>) bucketStoreConnection).async());
     }
 
     private static RedisURI standaloneUri(DataRedisConnectionDetails details) {

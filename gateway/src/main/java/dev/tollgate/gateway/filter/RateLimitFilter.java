@@ -1,10 +1,11 @@
 package dev.tollgate.gateway.filter;
 
 import dev.tollgate.core.BucketKey;
-import dev.tollgate.core.BucketStore;
 import dev.tollgate.core.Decision;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleBook;
+import dev.tollgate.gateway.limiter.DecisionMetrics;
+import dev.tollgate.gateway.limiter.FailoverRateLimiter;
 import dev.tollgate.gateway.tenant.TenantResolver;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
@@ -20,7 +21,7 @@ import reactor.core.publisher.Mono;
 /**
  * Limits every routed request: the tenant comes from the API key header, the route from the route
  * Spring Cloud Gateway matched, the rule from the in-memory rule book, and the decision from one
- * call to the bucket store. Admitted requests go on with {@code X-RateLimit-Remaining}; the others
+ * Redis call (or from the local fallback, see {@link FailoverRateLimiter}). Admitted requests go on with {@code X-RateLimit-Remaining}; the others
  * end here with 429, {@code Retry-After} and a problem+json body, and never reach the backend.
  *
  * <p>Global filters run only once a route has matched, so the route is known here.
@@ -41,13 +42,16 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     private final String apiKeyHeader;
     private final TenantResolver tenants;
     private final RuleBook rules;
-    private final BucketStore store;
+    private final FailoverRateLimiter limiter;
+    private final DecisionMetrics metrics;
 
-    public RateLimitFilter(String apiKeyHeader, TenantResolver tenants, RuleBook rules, BucketStore store) {
+    public RateLimitFilter(String apiKeyHeader, TenantResolver tenants, RuleBook rules, FailoverRateLimiter limiter,
+                           DecisionMetrics metrics) {
         this.apiKeyHeader = apiKeyHeader;
         this.tenants = tenants;
         this.rules = rules;
-        this.store = store;
+        this.limiter = limiter;
+        this.metrics = metrics;
     }
 
     @Override
@@ -70,10 +74,14 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         Route route = exchange.getAttribute(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR);
         String routeId = route != null ? route.getId() : UNKNOWN_ROUTE;
         RateLimitRule rule = rules.ruleFor(tenant, routeId);
-        return Mono.fromCompletionStage(() -> store.tryAcquire(new BucketKey(tenant, routeId), rule.limits()))
-                .flatMap(decision -> decision.allowed()
-                        ? admit(exchange, chain, decision)
-                        : reject(exchange.getResponse(), routeId, decision));
+        return limiter.decide(new BucketKey(tenant, routeId), rule)
+                .flatMap(sourced -> {
+                    Decision decision = sourced.decision();
+                    metrics.decision(routeId, decision.allowed(), sourced.source());
+                    return decision.allowed()
+                            ? admit(exchange, chain, decision)
+                            : reject(exchange.getResponse(), routeId, decision);
+                });
     }
 
     private static Mono<Void> admit(ServerWebExchange exchange, GatewayFilterChain chain, Decision decision) {

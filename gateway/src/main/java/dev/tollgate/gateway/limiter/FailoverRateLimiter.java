@@ -1,0 +1,67 @@
+package dev.tollgate.gateway.limiter;
+
+import dev.tollgate.core.BucketKey;
+import dev.tollgate.core.BucketStore;
+import dev.tollgate.core.LocalFallbackLimiter;
+import dev.tollgate.core.RateLimitRule;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import reactor.core.publisher.Mono;
+
+/**
+ * Decides with Redis when it answers in time, with this instance's share of the limit otherwise
+ * (seed §7.3, "controlled fail-open"). Every request is answered, and none waits longer than the
+ * timeout: each Redis call is cut off after {@code timeout}; failures and timeouts feed a circuit
+ * breaker, and while it is open no Redis call is made at all, so no request pays the timeout.
+ *
+ * <p>Error bound while falling back: see {@link LocalFallbackLimiter}. On switching to the
+ * fallback, local buckets start full, so a tenant that had just emptied its Redis bucket may be
+ * admitted up to one more (shared-out) burst: at most the rule's capacity across the cluster.
+ */
+public final class FailoverRateLimiter {
+
+    private final BucketStore redis;
+    private final LocalFallbackLimiter fallback;
+    private final CircuitBreaker breaker;
+    private final Duration timeout;
+    private final DecisionMetrics metrics;
+
+    public FailoverRateLimiter(BucketStore redis, LocalFallbackLimiter fallback, CircuitBreaker breaker,
+                               Duration timeout, DecisionMetrics metrics) {
+        this.redis = redis;
+        this.fallback = fallback;
+        this.breaker = breaker;
+        this.timeout = timeout;
+        this.metrics = metrics;
+    }
+
+    public Mono<SourcedDecision> decide(BucketKey key, RateLimitRule rule) {
+        if (!breaker.tryAcquirePermission()) {
+            return Mono.just(decideLocally(key, rule));
+        }
+        return Mono.defer(() -> {
+            long start = System.nanoTime();
+            return Mono.fromCompletionStage(() -> redis.tryAcquire(key, rule.limits()))
+                    .timeout(timeout)
+                    .map(decision -> {
+                        long elapsed = System.nanoTime() - start;
+                        breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
+                        metrics.redisLatency(elapsed);
+                        return new SourcedDecision(decision, DecisionSource.REDIS);
+                    })
+                    .onErrorResume(error -> {
+                        breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, error);
+                        metrics.redisFailure(error);
+                        return Mono.just(decideLocally(key, rule));
+                    })
+                    // The client went away before Redis answered: give the permission back.
+                    .doOnCancel(breaker::releasePermission);
+        });
+    }
+
+    private SourcedDecision decideLocally(BucketKey key, RateLimitRule rule) {
+        return new SourcedDecision(fallback.tryAcquire(key.tenant(), key.route(), rule),
+                DecisionSource.LOCAL_FALLBACK);
+    }
+}

@@ -1,0 +1,230 @@
+package dev.tollgate.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.jayway.jsonpath.JsonPath;
+import dev.tollgate.gateway.limiter.DecisionMetrics;
+import dev.tollgate.gateway.limiter.DecisionSource;
+import dev.tollgate.gateway.limiter.LiveInstances;
+import dev.tollgate.testkit.FreePort;
+import dev.tollgate.testkit.RedisServer;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Redis killed, frozen, restarted and missing at start, under load through real gateways. Every
+ * request must still be answered (never 5xx), limited by each instance's share of the rule, and the
+ * Redis path must come back by itself.
+ */
+class RedisFailureTest {
+
+    private static final Duration WAIT_IN_OPEN_STATE = Duration.ofSeconds(3);
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+    }
+
+    private <T extends AutoCloseable> T track(T resource) {
+        resources.add(resource);
+        return resource;
+    }
+
+    private RunningGateway gateway(int redisPort, TestUpstream upstream) {
+        Map<String, Object> p = new HashMap<>();
+        p.put("spring.data.redis.port", Integer.toString(redisPort));
+        p.putAll(RunningGateway.route(0, "create-order", "POST", "/orders", upstream.uri()));
+        p.put("tollgate.default-rule.capacity", "1000000");
+        p.put("tollgate.default-rule.refill-per-second", "1000000");
+        p.putAll(RunningGateway.rule(0, "share", "create-order", 40, 0.001));
+        p.putAll(RunningGateway.rule(1, "restart", "create-order", 2, 0.001));
+        p.put("tollgate.redis.timeout", "100ms");
+        p.put("tollgate.redis.connect-retry-delay", "200ms");
+        p.put("tollgate.redis.reconnect-max-delay", "200ms");
+        p.put("tollgate.redis.circuit-breaker.minimum-number-of-calls", "5");
+        p.put("tollgate.redis.circuit-breaker.sliding-window-size", "10");
+        p.put("tollgate.redis.circuit-breaker.wait-in-open-state", WAIT_IN_OPEN_STATE.toMillis() + "ms");
+        p.put("tollgate.redis.circuit-breaker.permitted-calls-in-half-open-state", "2");
+        p.put("tollgate.fallback.heartbeat-interval", "200ms");
+        p.put("tollgate.fallback.heartbeat-ttl", "1s");
+        return track(RunningGateway.start(p));
+    }
+
+    private static DecisionMetrics metrics(RunningGateway gateway) {
+        return gateway.context().getBean(DecisionMetrics.class);
+    }
+
+    private static double fallbackDecisions(RunningGateway gateway) {
+        DecisionMetrics m = metrics(gateway);
+        return m.count(DecisionSource.LOCAL_FALLBACK, true) + m.count(DecisionSource.LOCAL_FALLBACK, false);
+    }
+
+    private static double redisDecisions(RunningGateway gateway) {
+        DecisionMetrics m = metrics(gateway);
+        return m.count(DecisionSource.REDIS, true) + m.count(DecisionSource.REDIS, false);
+    }
+
+    private static CircuitBreaker breaker(RunningGateway gateway) {
+        return gateway.context().getBean(CircuitBreaker.class);
+    }
+
+    private static int admitted(RunningGateway gateway, String tenant, int requests) {
+        int admitted = 0;
+        for (int i = 0; i < requests; i++) {
+            HttpResponse<String> r = gateway.send("POST", "/orders", tenant);
+            assertThat(r.statusCode()).isIn(200, 429);
+            assertThat(r.headers().firstValue("X-RateLimit-Remaining")).isPresent();
+            if (r.statusCode() == 429) {
+                assertThat(r.headers().firstValue("Retry-After")).isPresent();
+            } else {
+                admitted++;
+            }
+        }
+        return admitted;
+    }
+
+    @Test
+    void redisKilledUnderLoad_noRequestFails_andEachInstanceEnforcesItsShare() throws Exception {
+        RedisServer redis = track(RedisServer.start());
+        TestUpstream upstream = track(new TestUpstream());
+        RunningGateway a = gateway(redis.port(), upstream);
+        RunningGateway b = gateway(redis.port(), upstream);
+        // Both instances learn from their heartbeats that there are two of them.
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                a.context().getBean(LiveInstances.class).count() == 2
+                        && b.context().getBean(LiveInstances.class).count() == 2);
+
+        LoadRunner load = track(LoadRunner.start(List.of(a, b), 4, "POST", "/orders", "load"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> load.total() > 200);
+        redis.kill();
+        int atKill = load.total();
+        await().atMost(Duration.ofSeconds(20)).until(() -> load.total() > atKill + 500);
+        Map<Integer, Integer> statuses = load.stop(Duration.ofSeconds(10));
+
+        assertThat(statuses).as("status code -> count").containsOnlyKeys(200);
+        assertThat(fallbackDecisions(a)).isPositive();
+        assertThat(fallbackDecisions(b)).isPositive();
+        assertThat(breaker(a).getState()).isEqualTo(CircuitBreaker.State.OPEN);
+
+        // Rule: burst 40, no refill to speak of. Two live instances: 20 each, 40 in all.
+        assertThat(admitted(a, "share", 60)).isEqualTo(20);
+        assertThat(admitted(b, "share", 60)).isEqualTo(20);
+    }
+
+    @Test
+    void redisFrozen_onceTheBreakerIsOpenNoRequestWaitsForRedis_andRedisResumesWhenThawed() {
+        RedisServer redis = track(RedisServer.start());
+        TestUpstream upstream = track(new TestUpstream());
+        RunningGateway gateway = gateway(redis.port(), upstream);
+        admitted(gateway, "warm", 20);
+        assertThat(redisDecisions(gateway)).isEqualTo(20);
+
+        redis.freeze();
+        try {
+            int untilOpen = 0;
+            while (breaker(gateway).getState() != CircuitBreaker.State.OPEN) {
+                assertThat(gateway.send("POST", "/orders", "frozen").statusCode()).isEqualTo(200);
+                assertThat(++untilOpen).as("requests before the breaker opens").isLessThanOrEqualTo(10);
+            }
+            // While the breaker stays open, no request may call Redis: each is refused a permit, none
+            // fails (a failure would mean a call was made and timed out).
+            List<Long> latencies = new ArrayList<>();
+            CircuitBreaker cb = breaker(gateway);
+            while (latencies.size() < 200) {
+                long notPermitted = cb.getMetrics().getNumberOfNotPermittedCalls();
+                int failed = cb.getMetrics().getNumberOfFailedCalls();
+                long start = System.nanoTime();
+                HttpResponse<String> r = gateway.send("POST", "/orders", "frozen");
+                long elapsed = System.nanoTime() - start;
+                assertThat(r.statusCode()).isEqualTo(200);
+                if (cb.getState() != CircuitBreaker.State.OPEN) {
+                    break; // wait-in-open-state is over: half-open probes may call Redis again
+                }
+                assertThat(cb.getMetrics().getNumberOfNotPermittedCalls()).isEqualTo(notPermitted + 1);
+                assertThat(cb.getMetrics().getNumberOfFailedCalls()).isEqualTo(failed);
+                latencies.add(elapsed);
+            }
+            assertThat(latencies).as("requests answered while the breaker was open").hasSizeGreaterThanOrEqualTo(20);
+            latencies.sort(null);
+            System.out.printf("[redis frozen, breaker open] %d requests: p50 %.2f ms, p99 %.2f ms, max %.2f ms"
+                            + " (Redis timeout 100 ms)%n", latencies.size(), latencies.get(latencies.size() / 2) / 1e6,
+                    latencies.get(latencies.size() * 99 / 100) / 1e6, latencies.get(latencies.size() - 1) / 1e6);
+        } finally {
+            redis.thaw();
+        }
+
+        long thawed = System.nanoTime();
+        double redisBefore = redisDecisions(gateway);
+        await().atMost(WAIT_IN_OPEN_STATE.plusSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> {
+            gateway.send("POST", "/orders", "thawed");
+            return breaker(gateway).getState() == CircuitBreaker.State.CLOSED && redisDecisions(gateway) > redisBefore;
+        });
+        System.out.printf("[redis thawed] Redis path resumed after %d ms (wait in open state %d ms)%n",
+                (System.nanoTime() - thawed) / 1_000_000, WAIT_IN_OPEN_STATE.toMillis());
+    }
+
+    @Test
+    void redisRestarted_scriptsAreReloadedAndBucketsStartFull() {
+        RedisServer redis = track(RedisServer.start());
+        TestUpstream upstream = track(new TestUpstream());
+        RunningGateway gateway = gateway(redis.port(), upstream);
+        assertThat(admitted(gateway, "restart", 5)).isEqualTo(2);
+
+        redis.restart(); // same port, empty: no buckets, no scripts
+        await().atMost(WAIT_IN_OPEN_STATE.plusSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            double before = redisDecisions(gateway);
+            gateway.send("POST", "/orders", "probe");
+            return redisDecisions(gateway) > before;
+        });
+        assertThat(admitted(gateway, "restart", 5)).isEqualTo(2);
+        assertThat(redisDecisions(gateway)).isPositive();
+    }
+
+    @Test
+    void redisUnreachableAtStart_theGatewayStartsServesAndPicksRedisUpLater() {
+        int port = FreePort.find();
+        TestUpstream upstream = track(new TestUpstream());
+        RunningGateway gateway = gateway(port, upstream);
+
+        assertThat(admitted(gateway, "early", 10)).isEqualTo(10);
+        assertThat(fallbackDecisions(gateway)).isEqualTo(10);
+        HttpResponse<String> health = gateway.management("/actuator/health");
+        assertThat(health.statusCode()).isEqualTo(200);
+        assertThat(JsonPath.<String>read(health.body(), "$.status")).isEqualTo("DEGRADED");
+        assertThat(JsonPath.<String>read(health.body(), "$.components.rateLimiter.details.mode")).isEqualTo("local-fallback");
+        assertThat(JsonPath.<Boolean>read(health.body(), "$.components.rateLimiter.details.redisConnected")).isFalse();
+        HttpResponse<String> liveness = gateway.management("/actuator/health/liveness");
+        assertThat(liveness.statusCode()).isEqualTo(200);
+        assertThat(JsonPath.<String>read(liveness.body(), "$.status")).isEqualTo("UP");
+        HttpResponse<String> readiness = gateway.management("/actuator/health/readiness");
+        assertThat(readiness.statusCode()).isEqualTo(200);
+
+        track(RedisServer.startOnPort(port));
+        await().atMost(WAIT_IN_OPEN_STATE.plusSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            gateway.send("POST", "/orders", "later");
+            return breaker(gateway).getState() == CircuitBreaker.State.CLOSED;
+        });
+        assertThat(redisDecisions(gateway)).isPositive();
+        HttpResponse<String> recovered = gateway.management("/actuator/health");
+        assertThat(JsonPath.<String>read(recovered.body(), "$.status")).isEqualTo("UP");
+        assertThat(JsonPath.<String>read(recovered.body(), "$.components.rateLimiter.details.mode")).isEqualTo("redis");
+        String prometheus = gateway.management("/actuator/prometheus").body();
+        assertThat(prometheus)
+                .contains("tollgate_decisions_total{outcome=\"allowed\",route=\"create-order\",source=\"local-fallback\"}")
+                .contains("tollgate_decisions_total{outcome=\"allowed\",route=\"create-order\",source=\"redis\"}")
+                .contains("resilience4j_circuitbreaker_state{name=\"redis\",state=\"closed\"} 1.0")
+                .contains("tollgate_fallback_instances 1.0");
+    }
+}
