@@ -3,22 +3,22 @@ package dev.tollgate.core;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * An immutable set of rules, looked up by tenant and route with this precedence:
  * the rule for (tenant, route), else the tenant's rule for every route ({@code *}), else the
- * default rule. Lookups allocate nothing, so they are cheap on the request path.
+ * default rule. Changing a few rules ({@link #withChanges}) costs in proportion to the changes, not
+ * to the number of rules (see {@link LayeredMap}).
  */
 public final class RuleSet implements RuleBook {
 
     private final RateLimitRule defaultRule;
-    private final Map<String, Map<String, RateLimitRule>> byTenant;
-    private final int size;
+    private final LayeredMap<RuleScope, RateLimitRule> rules;
 
-    private RuleSet(RateLimitRule defaultRule, Map<String, Map<String, RateLimitRule>> byTenant, int size) {
+    private RuleSet(RateLimitRule defaultRule, LayeredMap<RuleScope, RateLimitRule> rules) {
         this.defaultRule = defaultRule;
-        this.byTenant = byTenant;
-        this.size = size;
+        this.rules = rules;
     }
 
     /**
@@ -29,32 +29,34 @@ public final class RuleSet implements RuleBook {
         if (defaultRule == null) {
             throw new IllegalArgumentException("a default rule is required");
         }
-        Map<String, Map<String, RateLimitRule>> byTenant = new HashMap<>();
+        Map<RuleScope, RateLimitRule> byScope = new HashMap<>();
         for (ScopedRule r : rules) {
-            RateLimitRule previous = byTenant.computeIfAbsent(r.tenant(), t -> new HashMap<>())
-                    .putIfAbsent(r.route(), r.rule());
-            if (previous != null) {
+            if (byScope.putIfAbsent(new RuleScope(r.tenant(), r.route()), r.rule()) != null) {
                 throw new IllegalArgumentException(
                         "duplicate rule for tenant '" + r.tenant() + "' and route '" + r.route() + "'");
             }
         }
-        Map<String, Map<String, RateLimitRule>> frozen = new HashMap<>();
-        byTenant.forEach((tenant, routes) -> frozen.put(tenant, Map.copyOf(routes)));
-        return new RuleSet(defaultRule, Map.copyOf(frozen), rules.size());
+        return new RuleSet(defaultRule, LayeredMap.of(byScope));
+    }
+
+    /** This set with some rules put (present) or removed (empty). */
+    public RuleSet withChanges(Map<RuleScope, Optional<RateLimitRule>> changes) {
+        return new RuleSet(defaultRule, rules.with(changes));
     }
 
     @Override
     public RateLimitRule ruleFor(String tenant, String route) {
-        Map<String, RateLimitRule> routes = byTenant.get(tenant);
-        if (routes == null) {
-            return defaultRule;
-        }
-        RateLimitRule exact = routes.get(route);
+        RateLimitRule exact = rules.get(new RuleScope(tenant, route));
         if (exact != null) {
             return exact;
         }
-        RateLimitRule anyRoute = routes.get(ScopedRule.ANY_ROUTE);
+        RateLimitRule anyRoute = rules.get(new RuleScope(tenant, ScopedRule.ANY_ROUTE));
         return anyRoute != null ? anyRoute : defaultRule;
+    }
+
+    /** The rule stored for exactly this scope, or null; no precedence applied. */
+    public RateLimitRule ruleAt(RuleScope scope) {
+        return rules.get(scope);
     }
 
     public RateLimitRule defaultRule() {
@@ -63,6 +65,6 @@ public final class RuleSet implements RuleBook {
 
     /** Number of scoped rules, the default rule not counted. */
     public int size() {
-        return size;
+        return rules.size();
     }
 }

@@ -34,6 +34,18 @@ class RuleSetTest {
     }
 
     @Test
+    void changesApplyWithoutTouchingTheOldSet() {
+        RuleSet changed = rules.withChanges(java.util.Map.of(
+                new RuleScope("shop-a", "create-order"), java.util.Optional.empty(),
+                new RuleScope("shop-c", "create-order"), java.util.Optional.of(EXACT)));
+        assertThat(changed.ruleFor("shop-a", "create-order")).isEqualTo(TENANT_WIDE);
+        assertThat(changed.ruleFor("shop-c", "create-order")).isEqualTo(EXACT);
+        assertThat(changed.size()).isEqualTo(3);
+        assertThat(rules.ruleFor("shop-a", "create-order")).isEqualTo(EXACT);
+        assertThat(rules.ruleFor("shop-c", "create-order")).isEqualTo(DEFAULT);
+    }
+
+    @Test
     void refusesDuplicates() {
         assertThatThrownBy(() -> RuleSet.of(DEFAULT, List.of(
                 new ScopedRule("t", "r", EXACT), new ScopedRule("t", "r", DEFAULT))))

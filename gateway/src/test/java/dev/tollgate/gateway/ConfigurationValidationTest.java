@@ -27,6 +27,7 @@ class ConfigurationValidationTest {
     private static Map<String, Object> withRedis(Map<String, Object> extra) {
         Map<String, Object> properties = new HashMap<>(extra);
         properties.put("spring.data.redis.port", Integer.toString(redis.port()));
+        properties.put("tollgate.source", "static");
         return properties;
     }
 

@@ -30,6 +30,7 @@ class RateLimitFilterTest {
         upstream = new TestUpstream();
         Map<String, Object> properties = new HashMap<>();
         properties.put("spring.data.redis.host", redis.host());
+        properties.put("tollgate.source", "static");
         properties.put("spring.data.redis.port", Integer.toString(redis.port()));
         // These tests are about Redis's decisions: a cold JVM must not push any past the timeout.
         properties.put("tollgate.redis.timeout", "5s");

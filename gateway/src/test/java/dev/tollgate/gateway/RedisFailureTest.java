@@ -45,6 +45,7 @@ class RedisFailureTest {
     private RunningGateway gateway(int redisPort, TestUpstream upstream) {
         Map<String, Object> p = new HashMap<>();
         p.put("spring.data.redis.port", Integer.toString(redisPort));
+        p.put("tollgate.source", "static");
         p.putAll(RunningGateway.route(0, "create-order", "POST", "/orders", upstream.uri()));
         p.put("tollgate.default-rule.capacity", "1000000");
         p.put("tollgate.default-rule.refill-per-second", "1000000");
@@ -129,7 +130,9 @@ class RedisFailureTest {
         TestUpstream upstream = track(new TestUpstream());
         RunningGateway gateway = gateway(redis.port(), upstream);
         admitted(gateway, "warm", 20);
-        assertThat(redisDecisions(gateway)).isEqualTo(20);
+        // On the Redis path before the fault (a busy machine may push a rare call past the timeout).
+        assertThat(redisDecisions(gateway)).isPositive();
+        assertThat(breaker(gateway).getState()).isEqualTo(CircuitBreaker.State.CLOSED);
 
         redis.freeze();
         try {

@@ -74,6 +74,29 @@ final class RunningGateway implements AutoCloseable {
         return Integer.parseInt(context.getEnvironment().getRequiredProperty("local.management.port"));
     }
 
+    /** A request to the admin API on the management port, with a bearer token (or none). */
+    HttpResponse<String> admin(String method, String path, String jsonBody, String token) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort() + path))
+                .timeout(Duration.ofSeconds(10))
+                .method(method, jsonBody == null
+                        ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(jsonBody));
+        if (jsonBody != null) {
+            request.header("Content-Type", "application/json");
+        }
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        try {
+            return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** GET on the management (actuator) port. */
     HttpResponse<String> management(String path) {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort() + path))

@@ -8,7 +8,6 @@ import dev.tollgate.gateway.limiter.DecisionMetrics;
 import dev.tollgate.gateway.limiter.FailoverRateLimiter;
 import dev.tollgate.gateway.limiter.LiveInstances;
 import dev.tollgate.gateway.limiter.RateLimiterHealthIndicator;
-import dev.tollgate.gateway.tenant.KeyNamesTenantResolver;
 import dev.tollgate.gateway.tenant.TenantResolver;
 import dev.tollgate.redis.InstanceHeartbeat;
 import dev.tollgate.redis.RedisBucketStore;
@@ -28,16 +27,6 @@ import org.springframework.context.annotation.Configuration;
 /** Wires the rate-limit filter: rules, tenants, the Redis path and its local fallback. */
 @Configuration(proxyBeanMethods = false)
 class RateLimitingConfiguration {
-
-    @Bean
-    RuleBook ruleBook(TollgateProperties properties) {
-        return properties.ruleSet();
-    }
-
-    @Bean
-    TenantResolver tenantResolver() {
-        return new KeyNamesTenantResolver();
-    }
 
     @Bean
     CircuitBreaker redisCircuitBreaker(RedisGuardProperties guard, MeterRegistry meters) {

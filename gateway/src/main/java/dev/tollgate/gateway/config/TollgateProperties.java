@@ -12,12 +12,18 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * Settings under {@code tollgate.*}. Immutable and checked when bound: a bad value stops the
  * gateway at start with the property's name and value, never at the first request.
  *
+ * @param source       where rules and API keys come from: {@code database} (PostgreSQL, the default)
+ *                     or {@code static} ({@code tollgate.rules}, and the API key is the tenant's
+ *                     name, as in the seed: for trials and benchmarks only, anyone can spend anyone's
+ *                     quota)
  * @param apiKeyHeader the request header that carries the tenant's API key
  * @param defaultRule  the rule for any tenant and route without one of its own
- * @param rules        rules for a tenant on a route, or on every route ({@code route: "*"})
+ * @param rules        with {@code source: static}: rules for a tenant on a route, or on every route
+ *                     ({@code route: "*"})
  */
 @ConfigurationProperties("tollgate")
 public record TollgateProperties(
+        @DefaultValue("database") Source source,
         @DefaultValue("X-Api-Key") String apiKeyHeader,
         @DefaultValue RuleProperties defaultRule,
         @DefaultValue List<ScopedRuleProperties> rules) {
@@ -28,6 +34,17 @@ public record TollgateProperties(
         }
         rules = List.copyOf(rules);
         ruleSet(defaultRule, rules); // fail now, naming the bad entry
+    }
+
+    /** Where rules and API keys come from. */
+    public enum Source {
+        DATABASE,
+        STATIC
+    }
+
+    /** The configured default rule. */
+    public RateLimitRule defaultRateLimitRule() {
+        return defaultRule.toRule("tollgate.default-rule");
     }
 
     /** The configured rules, ready for lookups. */

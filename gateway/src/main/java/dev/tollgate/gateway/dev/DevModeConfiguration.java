@@ -1,6 +1,11 @@
 package dev.tollgate.gateway.dev;
 
+import dev.tollgate.gateway.config.DatabaseEndpoint;
+import dev.tollgate.gateway.directory.ApiKeys;
+import dev.tollgate.gateway.directory.DirectorySeed;
+import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
+import java.math.BigDecimal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
@@ -14,8 +19,9 @@ import org.springframework.http.HttpMethod;
 /**
  * Dev mode ({@code --spring.profiles.active=dev}): everything on this machine, nothing to install.
  * A real {@code redis-server} is started on a free port (the system's Redis 7 if on the PATH,
- * else the binary shipped in the embedded-redis jar), a demo backend answers the routes below, and
- * {@code application-dev.yml} holds demo rules. All of it stops with the gateway.
+ * else the binary shipped in the embedded-redis jar), a real PostgreSQL (zonky's embedded binaries)
+ * holding demo rules and keys, and a demo backend for the routes below. All of it stops with the
+ * gateway.
  */
 @Configuration(proxyBeanMethods = false)
 @Profile("dev")
@@ -39,6 +45,50 @@ class DevModeConfiguration {
                 return Standalone.of(devRedisServer.host(), devRedisServer.port());
             }
         };
+    }
+
+    @Bean(destroyMethod = "close")
+    PostgresServer devPostgresServer() {
+        PostgresServer server = PostgresServer.start();
+        log.info("Dev mode: PostgreSQL on 127.0.0.1:{} ({})", server.port(), server.jdbcUrl());
+        return server;
+    }
+
+    /** Points the rule directory at the dev database instead of {@code spring.datasource.*}. */
+    @Bean
+    DatabaseEndpoint devDatabaseEndpoint(PostgresServer devPostgresServer) {
+        return new DatabaseEndpoint(devPostgresServer.jdbcUrl(), devPostgresServer.username(),
+                devPostgresServer.password());
+    }
+
+    /**
+     * Demo rules and keys. The keys are the tenants' names, so the seed's curl demo works as
+     * written; real keys come from {@code POST /admin/tenants/{tenant}/keys}.
+     */
+    @Bean
+    DirectorySeed devDemoData() {
+        return repository -> {
+            seedRule(repository, "shop-a", "create-order", 2, 1);
+            seedRule(repository, "shop-a", "*", 100, 50);
+            seedRule(repository, "shop-b", "create-order", 200, 100);
+            seedKey(repository, "shop-a", "shop-a");
+            seedKey(repository, "shop-b", "shop-b");
+            log.info("Dev mode: demo rules and keys for shop-a and shop-b are in place");
+        };
+    }
+
+    private static void seedRule(dev.tollgate.gateway.directory.DirectoryRepository repository, String tenant,
+                                 String route, long capacity, long refill) {
+        if (repository.findRule(tenant, route).isEmpty()) {
+            repository.upsertRule(tenant, route, capacity, BigDecimal.valueOf(refill), 1);
+        }
+    }
+
+    private static void seedKey(dev.tollgate.gateway.directory.DirectoryRepository repository, String tenant,
+                                String key) {
+        if (repository.listKeys(tenant).isEmpty()) {
+            repository.createKey(tenant, "dev demo key", ApiKeys.hash(key));
+        }
     }
 
     @Bean(destroyMethod = "close")

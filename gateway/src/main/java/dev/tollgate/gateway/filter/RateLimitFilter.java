@@ -4,6 +4,7 @@ import dev.tollgate.core.BucketKey;
 import dev.tollgate.core.Decision;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleBook;
+import dev.tollgate.gateway.directory.DirectoryUnavailableException;
 import dev.tollgate.gateway.limiter.DecisionMetrics;
 import dev.tollgate.gateway.limiter.FailoverRateLimiter;
 import dev.tollgate.gateway.tenant.TenantResolver;
@@ -38,6 +39,7 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     static final String TYPE_RATE_LIMITED = "urn:tollgate:problem:rate-limited";
     static final String TYPE_MISSING_KEY = "urn:tollgate:problem:missing-api-key";
     static final String TYPE_UNKNOWN_KEY = "urn:tollgate:problem:unknown-api-key";
+    static final String TYPE_DIRECTORY_UNAVAILABLE = "urn:tollgate:problem:directory-unavailable";
 
     private final String apiKeyHeader;
     private final TenantResolver tenants;
@@ -66,7 +68,14 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
             return unauthorized(exchange.getResponse(), TYPE_MISSING_KEY,
                     "The " + apiKeyHeader + " header is required.");
         }
-        String tenant = tenants.tenantFor(apiKey);
+        String tenant;
+        try {
+            tenant = tenants.tenantFor(apiKey);
+        } catch (DirectoryUnavailableException e) {
+            exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "5");
+            return ProblemResponses.write(exchange.getResponse(), HttpStatus.SERVICE_UNAVAILABLE,
+                    TYPE_DIRECTORY_UNAVAILABLE, "API keys cannot be checked yet; retry shortly.", "");
+        }
         if (tenant == null) {
             return unauthorized(exchange.getResponse(), TYPE_UNKNOWN_KEY,
                     "The API key in " + apiKeyHeader + " is not valid.");

@@ -1,0 +1,115 @@
+package dev.tollgate.gateway;
+
+import static dev.tollgate.gateway.DatabaseGateways.ADMIN_TOKEN;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.jayway.jsonpath.JsonPath;
+import dev.tollgate.gateway.directory.Directory;
+import dev.tollgate.testkit.FreePort;
+import dev.tollgate.testkit.PostgresServer;
+import dev.tollgate.testkit.RedisServer;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** PostgreSQL lost while running, and missing at start: the gateway keeps serving and recovers. */
+class DatabaseFailureTest {
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+    }
+
+    private <T extends AutoCloseable> T track(T resource) {
+        resources.add(resource);
+        return resource;
+    }
+
+    private static String status(RunningGateway gateway, String component) {
+        return JsonPath.read(gateway.management("/actuator/health").body(), "$.components." + component + ".status");
+    }
+
+    @Test
+    void postgresLost_theLastRulesStayInForce_andChangesFlowAgainWhenItIsBack() {
+        PostgresServer postgres = track(PostgresServer.start());
+        RedisServer redis = track(RedisServer.start());
+        TestUpstream upstream = track(new TestUpstream());
+        RunningGateway gateway = track(RunningGateway.start(
+                DatabaseGateways.properties(postgres, redis.port(), upstream.uri())));
+        HttpResponse<String> created = gateway.admin("POST", "/admin/tenants/steady/keys", null, ADMIN_TOKEN);
+        String key = JsonPath.read(created.body(), "$.key");
+        gateway.admin("PUT", "/admin/rules/steady/create-order", "{\"capacity\":2,\"refillPerSecond\":0.001}", ADMIN_TOKEN);
+        await().atMost(Duration.ofSeconds(5)).until(() ->
+                gateway.context().getBean(Directory.class).ruleFor("steady", "create-order").capacity() == 2);
+
+        postgres.stop();
+        await().atMost(Duration.ofSeconds(10)).until(() -> "DEGRADED".equals(status(gateway, "directory")));
+
+        assertThat(gateway.send("POST", "/orders", key).statusCode()).isEqualTo(200);
+        assertThat(gateway.send("POST", "/orders", key).statusCode()).isEqualTo(200);
+        assertThat(gateway.send("POST", "/orders", key).statusCode()).isEqualTo(429);
+        assertThat(gateway.send("POST", "/orders", "tg_unknown").statusCode()).isEqualTo(401);
+        HttpResponse<String> refused = gateway.admin("PUT", "/admin/rules/steady/create-order",
+                "{\"capacity\":5,\"refillPerSecond\":1}", ADMIN_TOKEN);
+        assertThat(refused.statusCode()).isEqualTo(503);
+        assertThat(gateway.management("/actuator/health").statusCode()).isEqualTo(200);
+
+        postgres.restart();
+        await().atMost(Duration.ofSeconds(15)).until(() -> "UP".equals(status(gateway, "directory")));
+        // A change made directly in the database after the outage still reaches the gateway.
+        assertThat(gateway.admin("PUT", "/admin/rules/steady/catalog", "{\"capacity\":9,\"refillPerSecond\":1}",
+                ADMIN_TOKEN).statusCode()).isEqualTo(201);
+        await().atMost(Duration.ofSeconds(5)).until(() ->
+                gateway.context().getBean(Directory.class).ruleFor("steady", "catalog").capacity() == 9);
+    }
+
+    @Test
+    void postgresDownAtStart_theGatewayStartsAndServesWithTheDefaultRule_thenLoadsWhenItAppears() {
+        int port = FreePort.find();
+        RedisServer redis = track(RedisServer.start());
+        TestUpstream upstream = track(new TestUpstream());
+        RunningGateway gateway = track(RunningGateway.start(DatabaseGateways.properties(port, redis.port(), upstream.uri())));
+
+        // No key can be checked: every request shares one bucket per route under the default rule (3).
+        assertThat(gateway.send("POST", "/orders", "anything").statusCode()).isEqualTo(200);
+        assertThat(gateway.send("POST", "/orders", "something-else").statusCode()).isEqualTo(200);
+        assertThat(gateway.send("POST", "/orders", "a-third").statusCode()).isEqualTo(200);
+        assertThat(gateway.send("POST", "/orders", "a-fourth").statusCode()).isEqualTo(429);
+        assertThat(gateway.send("POST", "/orders", null).statusCode()).isEqualTo(401);
+        String health = gateway.management("/actuator/health").body();
+        assertThat(JsonPath.<String>read(health, "$.components.directory.status")).isEqualTo("DEGRADED");
+        assertThat(JsonPath.<Boolean>read(health, "$.components.directory.details.loaded")).isFalse();
+        assertThat(JsonPath.<String>read(health, "$.components.directory.details.error")).isNotBlank();
+        assertThat(redis.command("EXISTS", "rl:{?unverified}:create-order")).isEqualTo(":1");
+
+        track(PostgresServer.startOnPort(port));
+        await().atMost(Duration.ofSeconds(15)).until(() -> "UP".equals(status(gateway, "directory")));
+        assertThat(gateway.send("POST", "/orders", "anything").statusCode()).isEqualTo(401);
+        HttpResponse<String> created = gateway.admin("POST", "/admin/tenants/late/keys", null, ADMIN_TOKEN);
+        String key = JsonPath.read(created.body(), "$.key");
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateway.send("POST", "/orders", key).statusCode() == 200);
+    }
+
+    @Test
+    void withTheRejectPolicyUnverifiedRequestsGet503() {
+        int port = FreePort.find();
+        RedisServer redis = track(RedisServer.start());
+        TestUpstream upstream = track(new TestUpstream());
+        var properties = DatabaseGateways.properties(port, redis.port(), upstream.uri());
+        properties.put("tollgate.directory.unverified-keys", "reject");
+        RunningGateway gateway = track(RunningGateway.start(properties));
+        HttpResponse<String> r = gateway.send("POST", "/orders", "anything");
+        assertThat(r.statusCode()).isEqualTo(503);
+        assertThat(r.headers().firstValue("Retry-After")).hasValue("5");
+        assertThat(r.body()).contains("urn:tollgate:problem:directory-unavailable");
+        assertThat(upstream.requests()).isZero();
+    }
+}

