@@ -6,7 +6,6 @@ import dev.tollgate.gateway.directory.DirectoryRefresher;
 import dev.tollgate.gateway.directory.DirectoryRepository;
 import dev.tollgate.gateway.directory.DirectoryRepository.StoredKey;
 import dev.tollgate.gateway.directory.Ids;
-import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -43,11 +42,12 @@ final class AdminHandlers {
         this.refresher = refresher;
     }
 
-    /** A rule in responses. */
-    record RuleView(String tenant, String route, long capacity, BigDecimal refillPerSecond, long cost,
+    /** A rule in responses (the rate as a plain JSON number: it has at most three decimals). */
+    record RuleView(String tenant, String route, long capacity, double refillPerSecond, long cost,
                     Instant updatedAt) {
         static RuleView of(DirectoryRepository.StoredRule r) {
-            return new RuleView(r.tenant(), r.route(), r.capacity(), r.refillPerSecond(), r.cost(), r.updatedAt());
+            return new RuleView(r.tenant(), r.route(), r.capacity(), r.refillPerSecond().doubleValue(), r.cost(),
+                    r.updatedAt());
         }
     }
 
