@@ -13,8 +13,10 @@ import java.math.BigDecimal;
  * @param capacity        burst size in tokens, 1 to {@value #MAX_CAPACITY}
  * @param refillPerSecond tokens added per second, 0.001 to 10<sup>9</sup>, at most three decimals
  * @param cost            tokens one request takes, 1 to {@code capacity}
+ * @param shadow          a dry run: the rule is evaluated and counted, but never rejects (to roll out
+ *                        a new limit safely)
  */
-public record RateLimitRule(long capacity, double refillPerSecond, long cost) {
+public record RateLimitRule(long capacity, double refillPerSecond, long cost, boolean shadow) {
 
     public static final long MAX_CAPACITY = 1_000_000_000L;
     public static final double MAX_REFILL_PER_SECOND = 1_000_000_000d;
@@ -38,9 +40,19 @@ public record RateLimitRule(long capacity, double refillPerSecond, long cost) {
         }
     }
 
+    /** An enforced rule. */
+    public RateLimitRule(long capacity, double refillPerSecond, long cost) {
+        this(capacity, refillPerSecond, cost, false);
+    }
+
     /** A rule whose requests cost one token each. */
     public static RateLimitRule of(long capacity, double refillPerSecond) {
         return new RateLimitRule(capacity, refillPerSecond, 1);
+    }
+
+    /** The same rule as a dry run. */
+    public RateLimitRule asShadow() {
+        return new RateLimitRule(capacity, refillPerSecond, cost, true);
     }
 
     /** The same limits in the arithmetic's integer units (exact: no rounding happens here). */

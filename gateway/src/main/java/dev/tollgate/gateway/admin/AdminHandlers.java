@@ -43,11 +43,11 @@ final class AdminHandlers {
     }
 
     /** A rule in responses (the rate as a plain JSON number: it has at most three decimals). */
-    record RuleView(String tenant, String route, long capacity, double refillPerSecond, long cost,
+    record RuleView(String tenant, String route, long capacity, double refillPerSecond, long cost, boolean shadow,
                     Instant updatedAt) {
         static RuleView of(DirectoryRepository.StoredRule r) {
             return new RuleView(r.tenant(), r.route(), r.capacity(), r.refillPerSecond().doubleValue(), r.cost(),
-                    r.updatedAt());
+                    r.shadow(), r.updatedAt());
         }
     }
 
@@ -95,11 +95,11 @@ final class AdminHandlers {
                     requireRoute(route);
                     RateLimitRule rule = body.validate();
                     DirectoryRepository.Upserted saved = repository.upsertRule(tenant, route, rule.capacity(),
-                            body.refillPerSecond(), rule.cost());
+                            body.refillPerSecond(), rule.cost(), rule.shadow());
                     refresher.refreshSoon();
-                    log.info("Admin: rule for tenant '{}' route '{}' {}: capacity {}, refill {}/s, cost {}", tenant,
+                    log.info("Admin: rule for tenant '{}' route '{}' {}: capacity {}, refill {}/s, cost {}{}", tenant,
                             route, saved.created() ? "created" : "updated", rule.capacity(),
-                            body.refillPerSecond().toPlainString(), rule.cost());
+                            body.refillPerSecond().toPlainString(), rule.cost(), rule.shadow() ? ", shadow" : "");
                     return ServerResponse.status(saved.created() ? HttpStatus.CREATED : HttpStatus.OK)
                             .bodyValue(RuleView.of(saved.rule()));
                 }))

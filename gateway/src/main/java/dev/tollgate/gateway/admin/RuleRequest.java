@@ -7,7 +7,7 @@ import java.math.BigDecimal;
  * The body of {@code PUT /admin/rules/{tenant}/{route}}. Every field is checked with a message
  * naming it, before anything is stored.
  */
-record RuleRequest(Long capacity, BigDecimal refillPerSecond, Long cost) {
+record RuleRequest(Long capacity, BigDecimal refillPerSecond, Long cost, Boolean shadow) {
 
     private static final BigDecimal MAX_REFILL = BigDecimal.valueOf(RateLimitRule.MAX_REFILL_PER_SECOND);
 
@@ -35,6 +35,6 @@ record RuleRequest(Long capacity, BigDecimal refillPerSecond, Long cost) {
         if (c < 1 || c > capacity) {
             throw new AdminRequestException("cost", "cost must be between 1 and the capacity " + capacity + ", was " + c);
         }
-        return new RateLimitRule(capacity, refillPerSecond.doubleValue(), c);
+        return new RateLimitRule(capacity, refillPerSecond.doubleValue(), c, Boolean.TRUE.equals(shadow));
     }
 }

@@ -4,6 +4,8 @@ import dev.tollgate.core.LocalFallbackLimiter;
 import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.core.RuleBook;
 import dev.tollgate.gateway.filter.RateLimitFilter;
+import dev.tollgate.gateway.filter.RateLimitHeaders;
+import dev.tollgate.gateway.filter.RejectionLog;
 import dev.tollgate.gateway.limiter.DecisionMetrics;
 import dev.tollgate.gateway.limiter.FailoverRateLimiter;
 import dev.tollgate.gateway.limiter.LiveInstances;
@@ -74,8 +76,8 @@ class RateLimitingConfiguration {
     }
 
     @Bean
-    DecisionMetrics decisionMetrics(MeterRegistry meters) {
-        return new DecisionMetrics(meters);
+    DecisionMetrics decisionMetrics(MeterRegistry meters, ObservabilityProperties observability) {
+        return new DecisionMetrics(meters, observability.metrics().tenantTagSet());
     }
 
     @Bean
@@ -93,7 +95,10 @@ class RateLimitingConfiguration {
 
     @Bean
     RateLimitFilter rateLimitFilter(TollgateProperties properties, TenantResolver tenants, RuleBook rules,
-                                    FailoverRateLimiter limiter, DecisionMetrics metrics) {
-        return new RateLimitFilter(properties.apiKeyHeader(), tenants, rules, limiter, metrics);
+                                    FailoverRateLimiter limiter, DecisionMetrics metrics,
+                                    ObservabilityProperties observability) {
+        return new RateLimitFilter(properties.apiKeyHeader(), tenants, rules, limiter, metrics,
+                new RateLimitHeaders(observability.headers().xRateLimit(), observability.headers().ietf()),
+                new RejectionLog(observability.logging().rejectionsPerSecond(), MonotonicClock.system()));
     }
 }

@@ -83,17 +83,21 @@ public record TollgateProperties(
         }
     }
 
-    /** A limit for one tenant on one route ({@code "*"}: every route of the tenant). */
+    /**
+     * A limit for one tenant on one route ({@code "*"}: every route of the tenant); {@code shadow}
+     * makes it a dry run that counts but never rejects.
+     */
     public record ScopedRuleProperties(
             String tenant,
             String route,
             long capacity,
             double refillPerSecond,
-            @DefaultValue("1") long cost) {
+            @DefaultValue("1") long cost,
+            @DefaultValue("false") boolean shadow) {
 
         ScopedRule toScopedRule(String path) {
             try {
-                return new ScopedRule(tenant, route, new RateLimitRule(capacity, refillPerSecond, cost));
+                return new ScopedRule(tenant, route, new RateLimitRule(capacity, refillPerSecond, cost, shadow));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(path + ": " + e.getMessage(), e);
             }

@@ -4,9 +4,12 @@ import dev.tollgate.core.BucketKey;
 import dev.tollgate.core.Decision;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleBook;
+import dev.tollgate.gateway.directory.Directory;
 import dev.tollgate.gateway.directory.DirectoryUnavailableException;
 import dev.tollgate.gateway.limiter.DecisionMetrics;
+import dev.tollgate.gateway.limiter.DecisionOutcome;
 import dev.tollgate.gateway.limiter.FailoverRateLimiter;
+import dev.tollgate.gateway.limiter.SourcedDecision;
 import dev.tollgate.gateway.tenant.TenantResolver;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
@@ -35,7 +38,6 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     /** Route id used if no route is attached to the exchange (not expected for routed requests). */
     static final String UNKNOWN_ROUTE = "default";
 
-    static final String REMAINING = "X-RateLimit-Remaining";
     static final String TYPE_RATE_LIMITED = "urn:tollgate:problem:rate-limited";
     static final String TYPE_MISSING_KEY = "urn:tollgate:problem:missing-api-key";
     static final String TYPE_UNKNOWN_KEY = "urn:tollgate:problem:unknown-api-key";
@@ -46,14 +48,18 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     private final RuleBook rules;
     private final FailoverRateLimiter limiter;
     private final DecisionMetrics metrics;
+    private final RateLimitHeaders headers;
+    private final RejectionLog rejections;
 
     public RateLimitFilter(String apiKeyHeader, TenantResolver tenants, RuleBook rules, FailoverRateLimiter limiter,
-                           DecisionMetrics metrics) {
+                           DecisionMetrics metrics, RateLimitHeaders headers, RejectionLog rejections) {
         this.apiKeyHeader = apiKeyHeader;
         this.tenants = tenants;
         this.rules = rules;
         this.limiter = limiter;
         this.metrics = metrics;
+        this.headers = headers;
+        this.rejections = rejections;
     }
 
     @Override
@@ -84,30 +90,39 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         String routeId = route != null ? route.getId() : UNKNOWN_ROUTE;
         RateLimitRule rule = rules.ruleFor(tenant, routeId);
         return limiter.decide(new BucketKey(tenant, routeId), rule)
-                .flatMap(sourced -> {
-                    Decision decision = sourced.decision();
-                    metrics.decision(routeId, decision.allowed(), sourced.source());
-                    return decision.allowed()
-                            ? admit(exchange, chain, decision)
-                            : reject(exchange.getResponse(), routeId, decision);
-                });
+                .flatMap(sourced -> decide(exchange, chain, tenant, routeId, rule, sourced));
     }
 
-    private static Mono<Void> admit(ServerWebExchange exchange, GatewayFilterChain chain, Decision decision) {
-        exchange.getResponse().getHeaders().set(REMAINING, Long.toString(decision.remaining()));
-        return chain.filter(exchange);
-    }
-
-    private static Mono<Void> reject(ServerHttpResponse response, String routeId, Decision decision) {
-        HttpHeaders headers = response.getHeaders();
-        headers.set(REMAINING, Long.toString(decision.remaining()));
+    private Mono<Void> decide(ServerWebExchange exchange, GatewayFilterChain chain, String tenant, String routeId,
+                              RateLimitRule rule, SourcedDecision sourced) {
+        Decision decision = sourced.decision();
+        if (rule.shadow()) {
+            // A dry run: counted and logged, invisible to the client.
+            DecisionOutcome outcome = decision.allowed() ? DecisionOutcome.ALLOWED : DecisionOutcome.SHADOW_REJECTED;
+            metrics.decision(tenant, routeId, outcome, sourced.source());
+            if (!decision.allowed()) {
+                rejections.shadowRejected(tenant, routeId, sourced.source().tag());
+            }
+            return chain.filter(exchange);
+        }
+        metrics.decision(tenant, routeId, decision.allowed() ? DecisionOutcome.ALLOWED : DecisionOutcome.REJECTED,
+                sourced.source());
+        ServerHttpResponse response = exchange.getResponse();
+        // Unverified requests share one bucket: its counters would tell about other clients' traffic.
+        if (!Directory.UNVERIFIED_TENANT.equals(tenant)) {
+            headers.write(response.getHeaders(), routeId, rule, decision);
+        }
+        if (decision.allowed()) {
+            return chain.filter(exchange);
+        }
         long retryAfter = decision.retryAfterSeconds();
+        rejections.rejected(tenant, routeId, retryAfter, sourced.source().tag());
         if (retryAfter == Decision.NEVER) {
             return ProblemResponses.write(response, HttpStatus.TOO_MANY_REQUESTS, TYPE_RATE_LIMITED,
                     "This request costs more than the rate limit of route '" + routeId
                             + "' can ever allow.", "");
         }
-        headers.set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfter));
+        response.getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfter));
         return ProblemResponses.write(response, HttpStatus.TOO_MANY_REQUESTS, TYPE_RATE_LIMITED,
                 "Rate limit of route '" + routeId + "' exceeded; retry in " + retryAfter + " s.",
                 "\"retryAfterSeconds\":" + retryAfter);

@@ -3,30 +3,43 @@ package dev.tollgate.gateway.limiter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Tollgate's own meters. No tenant tag: with 100k tenants it would swamp any metrics backend.
+ * Tollgate's own meters. No tenant tag by default: with 100k tenants it would swamp any metrics
+ * backend; tenants listed in {@code tollgate.metrics.tenant-tags} are counted once more with one.
  *
  * <ul>
- *   <li>{@code tollgate.decisions} (counter; tags {@code route}, {@code outcome} = allowed|rejected,
- *       {@code source} = redis|local-fallback)</li>
+ *   <li>{@code tollgate.decisions} (counter; tags {@code route}, {@code outcome} =
+ *       allowed|rejected|shadow-rejected, {@code source} = redis|local-fallback)</li>
+ *   <li>{@code tollgate.tenant.decisions} (counter; tags {@code tenant}, {@code route},
+ *       {@code outcome}): listed tenants only</li>
  *   <li>{@code tollgate.redis.latency} (timer): Redis decision round trips that succeeded</li>
  *   <li>{@code tollgate.redis.failures} (counter; tag {@code reason} = timeout|error)</li>
  * </ul>
  */
 public final class DecisionMetrics {
 
+    private static final DecisionSource[] SOURCES = DecisionSource.values();
+    private static final DecisionOutcome[] OUTCOMES = DecisionOutcome.values();
+
     private final MeterRegistry registry;
+    private final Set<String> taggedTenants;
     private final Timer redisLatency;
     private final Counter timeouts;
     private final Counter errors;
-    private final ConcurrentHashMap<String, Counter[]> decisionsByRoute = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter[]> byRoute = new ConcurrentHashMap<>();
 
     public DecisionMetrics(MeterRegistry registry) {
+        this(registry, Set.of());
+    }
+
+    public DecisionMetrics(MeterRegistry registry, Set<String> taggedTenants) {
         this.registry = registry;
+        this.taggedTenants = Set.copyOf(taggedTenants);
         this.redisLatency = Timer.builder("tollgate.redis.latency")
                 .description("Round trip of successful Redis decisions")
                 .register(registry);
@@ -34,9 +47,17 @@ public final class DecisionMetrics {
         this.errors = failures("error");
     }
 
-    public void decision(String route, boolean allowed, DecisionSource source) {
-        Counter[] counters = decisionsByRoute.computeIfAbsent(route, this::countersFor);
-        counters[source.ordinal() * 2 + (allowed ? 0 : 1)].increment();
+    public void decision(String tenant, String route, DecisionOutcome outcome, DecisionSource source) {
+        byRoute.computeIfAbsent(route, this::countersFor)[index(source, outcome)].increment();
+        if (!taggedTenants.isEmpty() && taggedTenants.contains(tenant)) {
+            Counter.builder("tollgate.tenant.decisions")
+                    .description("Rate-limit decisions of tenants listed in tollgate.metrics.tenant-tags")
+                    .tag("tenant", tenant)
+                    .tag("route", route)
+                    .tag("outcome", outcome.tag())
+                    .register(registry)
+                    .increment();
+        }
     }
 
     void redisLatency(long nanos) {
@@ -48,29 +69,36 @@ public final class DecisionMetrics {
     }
 
     /** Decisions counted so far for {@code source} and {@code outcome}, over all routes. */
-    public double count(DecisionSource source, boolean allowed) {
-        return decisionsByRoute.values().stream()
-                .mapToDouble(c -> c[source.ordinal() * 2 + (allowed ? 0 : 1)].count())
-                .sum();
+    public double count(DecisionSource source, DecisionOutcome outcome) {
+        return byRoute.values().stream().mapToDouble(c -> c[index(source, outcome)].count()).sum();
+    }
+
+    /** Decisions counted so far for {@code source}, over all routes and outcomes. */
+    public double count(DecisionSource source) {
+        double total = 0;
+        for (DecisionOutcome outcome : OUTCOMES) {
+            total += count(source, outcome);
+        }
+        return total;
+    }
+
+    private static int index(DecisionSource source, DecisionOutcome outcome) {
+        return source.ordinal() * OUTCOMES.length + outcome.ordinal();
     }
 
     private Counter[] countersFor(String route) {
-        DecisionSource[] sources = DecisionSource.values();
-        Counter[] counters = new Counter[sources.length * 2];
-        for (DecisionSource source : sources) {
-            counters[source.ordinal() * 2] = decisionCounter(route, "allowed", source);
-            counters[source.ordinal() * 2 + 1] = decisionCounter(route, "rejected", source);
+        Counter[] counters = new Counter[SOURCES.length * OUTCOMES.length];
+        for (DecisionSource source : SOURCES) {
+            for (DecisionOutcome outcome : OUTCOMES) {
+                counters[index(source, outcome)] = Counter.builder("tollgate.decisions")
+                        .description("Rate-limit decisions")
+                        .tag("route", route)
+                        .tag("outcome", outcome.tag())
+                        .tag("source", source.tag())
+                        .register(registry);
+            }
         }
         return counters;
-    }
-
-    private Counter decisionCounter(String route, String outcome, DecisionSource source) {
-        return Counter.builder("tollgate.decisions")
-                .description("Rate-limit decisions")
-                .tag("route", route)
-                .tag("outcome", outcome)
-                .tag("source", source.tag())
-                .register(registry);
     }
 
     private Counter failures(String reason) {
