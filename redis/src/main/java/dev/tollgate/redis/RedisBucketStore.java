@@ -4,12 +4,9 @@ import dev.tollgate.core.BucketKey;
 import dev.tollgate.core.BucketLimits;
 import dev.tollgate.core.BucketStore;
 import dev.tollgate.core.Decision;
-import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -17,8 +14,11 @@ import java.util.concurrent.CompletionStage;
  * on Redis's clock. When Redis answers NOSCRIPT (it restarted, or {@code SCRIPT FLUSH} ran) the call
  * is repeated once with EVAL, which also puts the script back in Redis's cache.
  *
- * <p>Works over any Lettuce connection: standalone or cluster (the script touches one key, so it
- * runs on the node that owns the bucket).
+ * <p>Works over any Lettuce connection: standalone ({@code RedisClient}) or cluster
+ * ({@code RedisClusterClient}, whose async API implements {@link RedisScriptingAsyncCommands}). The
+ * script touches one key, so a cluster connection routes it by that key's slot to the master that
+ * owns the bucket; NOSCRIPT is recovered per node. See {@link RecommendedClusterClientOptions} for
+ * how to build the cluster client.
  */
 public final class RedisBucketStore implements BucketStore {
 
@@ -39,10 +39,7 @@ public final class RedisBucketStore implements BucketStore {
                 Long.toString(limits.capacityMicros()),
                 Long.toString(limits.refillMicrosPerMilli()),
                 Long.toString(limits.costMicros())};
-        return redis.<List<Object>>evalsha(script.sha1(), ScriptOutputType.MULTI, keys, args)
-                .exceptionallyCompose(error -> isNoScript(error)
-                        ? redis.<List<Object>>eval(script.source(), ScriptOutputType.MULTI, keys, args)
-                        : CompletableFuture.failedFuture(error))
+        return script.<List<Object>>run(redis, ScriptOutputType.MULTI, keys, args)
                 .thenApply(reply -> toDecision(reply, limits));
     }
 
@@ -60,12 +57,5 @@ public final class RedisBucketStore implements BucketStore {
         long retryAfter = (Long) reply.get(2);
         long resetAfter = (Long) reply.get(3);
         return new Decision(allowed == 1L, remaining, limits.capacityTokens(), retryAfter, resetAfter);
-    }
-
-    private static boolean isNoScript(Throwable error) {
-        Throwable cause = error instanceof CompletionException && error.getCause() != null
-                ? error.getCause()
-                : error;
-        return cause instanceof RedisNoScriptException;
     }
 }
