@@ -7,6 +7,7 @@ import dev.tollgate.core.BucketLimits;
 import dev.tollgate.core.BucketStore;
 import dev.tollgate.core.BucketStoreContract;
 import dev.tollgate.core.RateLimitRule;
+import dev.tollgate.core.ShardedBucketStore;
 import dev.tollgate.testkit.RedisCluster;
 import dev.tollgate.testkit.RedisServer;
 import io.lettuce.core.RedisURI;
@@ -14,8 +15,10 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -93,6 +96,26 @@ class RedisClusterBucketStoreTest extends BucketStoreContract {
                                 + " 127.0.0.1:" + owner.port());
             }
         });
+    }
+
+    @Test
+    void theShardsOfOneRuleSpreadOverEveryMaster() {
+        int shards = 12;
+        ShardedBucketStore sharded = new ShardedBucketStore(store, key -> shards, false);
+        BucketKey key = new BucketKey("hot-tenant-" + System.nanoTime(), "orders");
+        BucketLimits limits = RateLimitRule.of(1200, 0.012).limits();
+        for (int i = 0; i < 600; i++) {
+            assertThat(sharded.tryAcquire(key, limits).toCompletableFuture().join().allowed()).isTrue();
+        }
+        Set<RedisServer> holders = new HashSet<>();
+        for (int i = 0; i < shards; i++) {
+            String shardKey = key.shard(i).redisKey();
+            RedisServer owner = cluster.masterOf(shardKey);
+            assertThat(owner.command("EXISTS", shardKey)).as(shardKey).isEqualTo(":1");
+            holders.add(owner);
+        }
+        assertThat(holders).hasSize(3);
+        assertThat(cluster.masterOf(key.redisKey()).command("EXISTS", key.redisKey())).isEqualTo(":0");
     }
 
     @Test
