@@ -87,6 +87,7 @@ public final class LeasingBucketStore implements BucketStore, AutoCloseable {
             if (!(step instanceof KeyLease.Retry)) {
                 return perform(step, lease, key, limits);
             }
+            leases.remove(key, lease); // swept meanwhile: its sweeper removes it too, whoever is first
         }
     }
 
@@ -180,6 +181,11 @@ public final class LeasingBucketStore implements BucketStore, AutoCloseable {
         } catch (RuntimeException e) {
             // The tokens are lost: bounded by one batch per key, see the class comment.
         }
+    }
+
+    /** Keys this instance keeps state for (a rate meter, maybe a lease); idle ones are forgotten. */
+    public int trackedKeys() {
+        return leases.size();
     }
 
     /** Requests passed to the per-request store (cold keys, and waits that found no token). */

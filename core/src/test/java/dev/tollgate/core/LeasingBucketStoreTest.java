@@ -150,6 +150,22 @@ class LeasingBucketStoreTest {
     }
 
     @Test
+    void idleKeysAreForgottenSoMemoryFollowsTheActiveKeys() {
+        LeasingBucketStore store = leasing(new LeasePolicy(100, 100, 50, 0.1, 1000));
+        BucketLimits limits = RateLimitRule.of(10, 1).limits();
+        for (int i = 0; i < 500; i++) {
+            acquire(store, key("tenant-" + i), limits);
+        }
+        assertThat(store.trackedKeys()).isEqualTo(500);
+        clock.advanceMillis(1999);
+        acquire(store, key("still-active"), limits); // runs the sweep: nothing idle for 2 s yet
+        assertThat(store.trackedKeys()).isEqualTo(501);
+        clock.advanceMillis(1001);
+        acquire(store, key("still-active"), limits);
+        assertThat(store.trackedKeys()).isEqualTo(1);
+    }
+
+    @Test
     void closingGivesBackEveryLease() {
         LeasingBucketStore store = leasing(new LeasePolicy(0, 1000, 50, 1.0, 60_000));
         BucketLimits limits = RateLimitRule.of(100, 0.001).limits();
