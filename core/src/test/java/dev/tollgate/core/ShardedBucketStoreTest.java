@@ -64,6 +64,24 @@ class ShardedBucketStoreTest {
     }
 
     @Test
+    void shardsCanBeLeased() {
+        LeasingBucketStore leasing = new LeasingBucketStore(local, local, new LeasePolicy(0, 100, 50, 0.5, 1000), clock);
+        ShardedBucketStore store = new ShardedBucketStore(leasing, key -> 4, true);
+        BucketKey key = new BucketKey("shop-d", "orders");
+        BucketLimits limits = RateLimitRule.of(400, 100).limits();
+        int admitted = 0;
+        for (int ms = 0; ms < 2000; ms++) {
+            admitted += admitted(store, key, limits, 3);
+            clock.advanceMillis(1);
+        }
+        // Never more than the rule over the run (400 + 100/s × 1.999 s); leases hold back at most one
+        // batch per shard: half a shard's capacity of 100, so 4 × 50.
+        assertThat(admitted).isBetween(400 + 199 - 4 * 50, 400 + 199);
+        // Batches start at one request and grow with each shard key's observed rate.
+        assertThat(leasing.leaseCalls() + leasing.perRequestCalls()).isLessThan(admitted / 3);
+    }
+
+    @Test
     void remainingIsReportedForTheWholeRule() {
         ShardedBucketStore store = new ShardedBucketStore(local, key -> 4, false);
         Decision d = acquire(store, new BucketKey("shop-b", "orders"), RateLimitRule.of(100, 10).limits());
