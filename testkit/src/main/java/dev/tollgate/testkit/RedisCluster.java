@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -223,7 +222,7 @@ public final class RedisCluster implements AutoCloseable {
             for (ClusterNode n : view(live.get(0))) {
                 RedisServer server = nodeByPort.get(n.port());
                 if (!n.isMaster() && server != null && server.isAlive()
-                        && !info(server, "replication").contains("master_link_status:up")) {
+                        && !server.command("INFO", "replication").contains("master_link_status:up")) {
                     return false;
                 }
             }
@@ -281,13 +280,7 @@ public final class RedisCluster implements AutoCloseable {
     }
 
     private static boolean clusterStateOk(RedisServer node) {
-        return info(node, "CLUSTER INFO").contains("cluster_state:ok");
-    }
-
-    private static String info(RedisServer node, String section) {
-        return section.equals("CLUSTER INFO")
-                ? node.command("CLUSTER", "INFO")
-                : node.command("INFO", section);
+        return node.command("CLUSTER", "INFO").contains("cluster_state:ok");
     }
 
     private static void expectOk(RedisServer node, String... command) {
@@ -313,15 +306,14 @@ public final class RedisCluster implements AutoCloseable {
             }
             sleep(POLL_MILLIS);
         }
-        Supplier<String> state = () -> {
-            try {
-                return describe();
-            } catch (RuntimeException e) {
-                return "(unavailable: " + e + ")";
-            }
-        };
+        String state;
+        try {
+            state = describe();
+        } catch (RuntimeException e) {
+            state = "(unavailable: " + e + ")";
+        }
         throw new IllegalStateException("timed out after " + timeout + " waiting for " + what
-                + "; cluster nodes:\n" + state.get(), lastError);
+                + "; cluster nodes:\n" + state, lastError);
     }
 
     private static void sleep(long millis) {
