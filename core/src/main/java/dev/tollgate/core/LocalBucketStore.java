@@ -7,10 +7,13 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Buckets held in this JVM's memory, timed by an injected {@link MonotonicClock}.
  *
+ * <p>It can also hand out leases ({@link TokenLeaseSource}) from the same buckets, which makes it
+ * the shared store of in-memory simulations of several {@link LeasingBucketStore} instances.
+ *
  * <p>A full bucket is indistinguishable from a missing one, so {@link #evictFullBuckets()} can drop
  * it to bound memory without changing any decision.
  */
-public final class LocalBucketStore implements BucketStore {
+public final class LocalBucketStore implements BucketStore, TokenLeaseSource {
 
     private final ConcurrentHashMap<BucketKey, LocalTokenBucket> buckets = new ConcurrentHashMap<>();
     private final MonotonicClock clock;
@@ -36,6 +39,29 @@ public final class LocalBucketStore implements BucketStore {
             return b;
         });
         return decision[0];
+    }
+
+    @Override
+    public CompletionStage<LeaseGrant> takeUpTo(BucketKey key, BucketLimits limits, long maxMicros) {
+        long now = clock.millis();
+        LeaseGrant[] grant = new LeaseGrant[1];
+        buckets.compute(key, (k, bucket) -> {
+            LocalTokenBucket b = bucket != null ? bucket : new LocalTokenBucket(limits, now);
+            grant[0] = b.takeUpTo(limits, now, maxMicros);
+            return b;
+        });
+        return CompletableFuture.completedFuture(grant[0]);
+    }
+
+    @Override
+    public CompletionStage<Void> giveBack(BucketKey key, BucketLimits limits, long micros) {
+        long now = clock.millis();
+        // A missing bucket is a full one: nothing to add.
+        buckets.computeIfPresent(key, (k, b) -> {
+            b.giveBack(limits, now, micros);
+            return b;
+        });
+        return CompletableFuture.completedFuture(null);
     }
 
     /** Drops every bucket that is full by now; returns how many. */

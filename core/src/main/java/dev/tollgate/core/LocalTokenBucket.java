@@ -25,6 +25,20 @@ final class LocalTokenBucket {
         return TokenBucketMath.decision(allowed, tokens, current);
     }
 
+    /** Takes as many whole requests' cost as it holds, up to {@code maxMicros}. */
+    LeaseGrant takeUpTo(BucketLimits current, long nowMillis, long maxMicros) {
+        refillTo(current, nowMillis);
+        long granted = Math.min(maxMicros, tokens) / current.costMicros() * current.costMicros();
+        tokens -= granted;
+        return new LeaseGrant(granted, tokens, TokenBucketMath.millisUntil(tokens, maxMicros, current));
+    }
+
+    /** Adds {@code micros} back, never above the capacity. */
+    void giveBack(BucketLimits current, long nowMillis, long micros) {
+        refillTo(current, nowMillis);
+        tokens = Math.min(current.capacityMicros(), tokens + micros);
+    }
+
     /** Whether the bucket is full at {@code nowMillis}, and so no different from a new one. */
     boolean isFullAt(long nowMillis) {
         return TokenBucketMath.refill(tokens, nowMillis - lastRefillMillis, limits)

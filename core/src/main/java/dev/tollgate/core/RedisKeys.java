@@ -11,6 +11,13 @@ import java.nio.charset.StandardCharsets;
  * written as {@code %XX} per UTF-8 byte, and an unpaired UTF-16 surrogate (not encodable in UTF-8)
  * as {@code %uXXXX}. The result is plain ASCII, so distinct pairs give distinct keys in bytes too,
  * and the tag between the first {@code {} and the first {@code }} is exactly the escaped tenant.
+ *
+ * <p>Shards of a bucket ({@link ShardedBucketStore}) put the shard's index inside the hash tag,
+ * {@code rl:{tenant:i}:route}, so that the shards of one rule hash to different slots and spread
+ * over the cluster's nodes. An escaped tenant has no {@code :}, so a shard's tag is never a whole
+ * bucket's tag, and (tenant, route, shard) can be read back from the key: shard keys are distinct
+ * from each other and from whole-bucket keys. Shard {@code i} of every route of a tenant shares a
+ * slot.
  */
 public final class RedisKeys {
 
@@ -28,6 +35,17 @@ public final class RedisKeys {
             throw new IllegalArgumentException("tenant must not be empty");
         }
         return BUCKET_PREFIX + '{' + escape(tenant) + "}:" + escape(route);
+    }
+
+    /** The key of shard {@code shard} (0 or more) of the bucket of {@code tenant} on {@code route}. */
+    public static String shard(String tenant, String route, int shard) {
+        if (tenant.isEmpty()) {
+            throw new IllegalArgumentException("tenant must not be empty");
+        }
+        if (shard < 0) {
+            throw new IllegalArgumentException("shard must be 0 or more, was " + shard);
+        }
+        return BUCKET_PREFIX + '{' + escape(tenant) + ':' + shard + "}:" + escape(route);
     }
 
     /** The id with every character outside the safe set escaped; the id itself if none is. */

@@ -30,11 +30,13 @@ public record LuaScript(String name, String source, String sha1) {
     }
 
     /**
-     * Runs the script by EVALSHA. When Redis answers NOSCRIPT (it restarted, or {@code SCRIPT FLUSH}
-     * ran) the call is repeated once with EVAL, which also puts the script back in Redis's cache.
+     * Runs the script by EVALSHA. On NOSCRIPT (the node restarted, {@code SCRIPT FLUSH} ran, or it
+     * is a replica just promoted: scripts are cached per node and not replicated) it runs the script
+     * once more by EVAL, which also caches it again on that node. Over a cluster connection both
+     * calls are routed by the slot of the first key, so they reach the same node.
      */
-    public <T> CompletionStage<T> run(RedisScriptingAsyncCommands<String, String> redis, ScriptOutputType type,
-                                      String[] keys, String... args) {
+    public <T> CompletionStage<T> run(RedisScriptingAsyncCommands<String, String> redis,
+                                      ScriptOutputType type, String[] keys, String... args) {
         return redis.<T>evalsha(sha1, type, keys, args)
                 .exceptionallyCompose(error -> isNoScript(error)
                         ? redis.<T>eval(source, type, keys, args)

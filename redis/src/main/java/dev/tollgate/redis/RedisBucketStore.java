@@ -15,8 +15,11 @@ import java.util.function.Supplier;
  * Buckets in Redis: one atomic Lua call per decision ({@code token_bucket.lua}), run by EVALSHA
  * on Redis's clock, with NOSCRIPT recovery (see {@link LuaScript#run}).
  *
- * <p>Works over any Lettuce connection: standalone or cluster (the script touches one key, so it
- * runs on the node that owns the bucket).
+ * <p>Works over any Lettuce connection: standalone ({@code RedisClient}) or cluster
+ * ({@code RedisClusterClient}, whose async API implements {@link RedisScriptingAsyncCommands}). The
+ * script touches one key, so a cluster connection routes it by that key's slot to the master that
+ * owns the bucket; NOSCRIPT is recovered per node. See {@link RecommendedClusterClientOptions} for
+ * how to build the cluster client.
  */
 public final class RedisBucketStore implements BucketStore {
 

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,6 +78,14 @@ public final class RedisServer implements AutoCloseable {
 
     /** Starts {@code binary} on a free port with extra {@code redis-server} arguments. */
     public static RedisServer start(Path binary, List<String> extraArgs) {
+        return start(binary, extraArgs, FreePort::find);
+    }
+
+    /**
+     * Starts {@code binary} on a port drawn from {@code ports} (tried again with a fresh port if the
+     * server cannot bind it), with extra {@code redis-server} arguments.
+     */
+    static RedisServer start(Path binary, List<String> extraArgs, IntSupplier ports) {
         IllegalStateException last = null;
         for (int attempt = 0; attempt < 5; attempt++) {
             Path workDir;
@@ -85,7 +94,7 @@ public final class RedisServer implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            RedisServer server = new RedisServer(binary, workDir, FreePort.find(), extraArgs);
+            RedisServer server = new RedisServer(binary, workDir, ports.getAsInt(), extraArgs);
             try {
                 server.launch();
                 Runtime.getRuntime().addShutdownHook(server.shutdownHook);
