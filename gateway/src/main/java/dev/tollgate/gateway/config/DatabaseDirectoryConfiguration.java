@@ -9,6 +9,7 @@ import dev.tollgate.gateway.directory.DirectoryRefresher;
 import dev.tollgate.gateway.directory.DirectoryRepository;
 import dev.tollgate.gateway.directory.DirectorySeed;
 import dev.tollgate.gateway.directory.DirectorySnapshot;
+import dev.tollgate.gateway.directory.RulesReadinessIndicator;
 import io.micrometer.core.instrument.MeterRegistry;
 import javax.sql.DataSource;
 import org.slf4j.LoggerFactory;
@@ -88,6 +89,11 @@ class DatabaseDirectoryConfiguration {
         ChangeListener listener = new ChangeListener(endpoint, refresher, p.retryDelay());
         listener.start();
         return listener;
+    }
+
+    @Bean
+    RulesReadinessIndicator rulesHealthIndicator(Directory directory, DirectoryRefresher refresher) {
+        return new RulesReadinessIndicator(() -> directory.snapshot().loaded(), refresher::isStartupDone);
     }
 
     @Bean

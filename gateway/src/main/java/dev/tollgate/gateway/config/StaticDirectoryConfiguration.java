@@ -1,6 +1,7 @@
 package dev.tollgate.gateway.config;
 
 import dev.tollgate.core.RuleBook;
+import dev.tollgate.gateway.directory.RulesReadinessIndicator;
 import dev.tollgate.gateway.tenant.KeyNamesTenantResolver;
 import dev.tollgate.gateway.tenant.TenantResolver;
 import org.slf4j.LoggerFactory;
@@ -23,6 +24,11 @@ class StaticDirectoryConfiguration {
                 "tollgate.source=static: {} rules from configuration, and API keys are taken as tenant names."
                         + " Use tollgate.source=database in production.", properties.rules().size());
         return properties.ruleSet();
+    }
+
+    @Bean
+    RulesReadinessIndicator rulesHealthIndicator() {
+        return RulesReadinessIndicator.alwaysLoaded();
     }
 
     @Bean

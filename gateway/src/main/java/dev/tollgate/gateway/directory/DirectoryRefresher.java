@@ -57,6 +57,7 @@ public final class DirectoryRefresher implements AutoCloseable {
     private volatile boolean migrated;
     private volatile boolean seeded;
     private Instant lastFullLoad;
+    private volatile boolean startupDone;
 
     /** The refresher's timing (see {@code tollgate.directory.*}). */
     public record Settings(Duration refreshInterval, Duration fullReloadInterval, Duration retryDelay,
@@ -110,7 +111,14 @@ public final class DirectoryRefresher implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } finally {
+            startupDone = true;
         }
+    }
+
+    /** Whether start-up has finished waiting for the first load (loaded or not). */
+    public boolean isStartupDone() {
+        return startupDone;
     }
 
     /** Asks for a refresh as soon as possible; requests made while one is queued are merged. */
