@@ -15,11 +15,15 @@ import java.math.BigDecimal;
  * @param cost            tokens one request takes, 1 to {@code capacity}
  * @param shadow          a dry run: the rule is evaluated and counted, but never rejects (to roll out
  *                        a new limit safely)
+ * @param shards          how many sub-buckets the bucket is split into, spread over Redis Cluster
+ *                        nodes (1: not split); see {@link ShardedBucketStore} for the accuracy
  */
-public record RateLimitRule(long capacity, double refillPerSecond, long cost, boolean shadow) {
+public record RateLimitRule(long capacity, double refillPerSecond, long cost, boolean shadow, int shards) {
 
     public static final long MAX_CAPACITY = 1_000_000_000L;
     public static final double MAX_REFILL_PER_SECOND = 1_000_000_000d;
+    /** Most sub-buckets a rule may be split into. */
+    public static final int MAX_SHARDS = 64;
 
     public RateLimitRule {
         if (capacity < 1 || capacity > MAX_CAPACITY) {
@@ -38,11 +42,19 @@ public record RateLimitRule(long capacity, double refillPerSecond, long cost, bo
             throw new IllegalArgumentException(
                     "cost must be between 1 and the capacity " + capacity + ", was " + cost);
         }
+        if (shards < 1 || shards > MAX_SHARDS) {
+            throw new IllegalArgumentException("shards must be between 1 and " + MAX_SHARDS + ", was " + shards);
+        }
+    }
+
+    /** An enforced or shadow rule whose bucket is not split. */
+    public RateLimitRule(long capacity, double refillPerSecond, long cost, boolean shadow) {
+        this(capacity, refillPerSecond, cost, shadow, 1);
     }
 
     /** An enforced rule. */
     public RateLimitRule(long capacity, double refillPerSecond, long cost) {
-        this(capacity, refillPerSecond, cost, false);
+        this(capacity, refillPerSecond, cost, false, 1);
     }
 
     /** A rule whose requests cost one token each. */
@@ -52,7 +64,7 @@ public record RateLimitRule(long capacity, double refillPerSecond, long cost, bo
 
     /** The same rule as a dry run. */
     public RateLimitRule asShadow() {
-        return new RateLimitRule(capacity, refillPerSecond, cost, true);
+        return new RateLimitRule(capacity, refillPerSecond, cost, true, shards);
     }
 
     /** The same limits in the arithmetic's integer units (exact: no rounding happens here). */

@@ -7,7 +7,9 @@ import dev.tollgate.core.TokenLeaseSource;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
  * Leases from the buckets {@link RedisBucketStore} keeps: {@code token_lease.lua} takes a batch in
@@ -23,10 +25,22 @@ public final class RedisTokenLeaseSource implements TokenLeaseSource {
     private static final LuaScript LEASE = LuaScript.fromResource(LEASE_SCRIPT_RESOURCE);
     private static final LuaScript RETURN = LuaScript.fromResource(RETURN_SCRIPT_RESOURCE);
 
-    private final RedisScriptingAsyncCommands<String, String> redis;
+    private static final RedisUnavailableException NOT_CONNECTED =
+            new RedisUnavailableException("no connection to Redis yet");
 
+    private final Supplier<RedisScriptingAsyncCommands<String, String>> connection;
+
+    /** A source on a connection that is already open. */
     public RedisTokenLeaseSource(RedisScriptingAsyncCommands<String, String> redis) {
-        this.redis = redis;
+        this(() -> redis);
+    }
+
+    /**
+     * A source on a connection that may not exist yet ({@code null} until it does); calls fail with
+     * {@link RedisUnavailableException} meanwhile.
+     */
+    public RedisTokenLeaseSource(Supplier<RedisScriptingAsyncCommands<String, String>> connection) {
+        this.connection = connection;
     }
 
     @Override
@@ -34,6 +48,10 @@ public final class RedisTokenLeaseSource implements TokenLeaseSource {
         if (maxMicros < 0 || maxMicros > limits.capacityMicros()) {
             throw new IllegalArgumentException("a lease is between 0 and the capacity "
                     + limits.capacityMicros() + " micro-tokens, was " + maxMicros);
+        }
+        RedisScriptingAsyncCommands<String, String> redis = connection.get();
+        if (redis == null) {
+            return CompletableFuture.failedFuture(NOT_CONNECTED);
         }
         return LEASE.<List<Object>>run(redis, ScriptOutputType.MULTI, new String[] {key.redisKey()},
                         Long.toString(limits.capacityMicros()),
@@ -47,6 +65,10 @@ public final class RedisTokenLeaseSource implements TokenLeaseSource {
     public CompletionStage<Void> giveBack(BucketKey key, BucketLimits limits, long micros) {
         if (micros < 1 || micros > BucketLimits.MAX_MICROS) {
             throw new IllegalArgumentException("micro-tokens given back must be in [1, 2^53], was " + micros);
+        }
+        RedisScriptingAsyncCommands<String, String> redis = connection.get();
+        if (redis == null) {
+            return CompletableFuture.failedFuture(NOT_CONNECTED);
         }
         return RETURN.<Long>run(redis, ScriptOutputType.INTEGER, new String[] {key.redisKey()},
                         Long.toString(limits.capacityMicros()),

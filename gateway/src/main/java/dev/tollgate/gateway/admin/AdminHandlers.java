@@ -44,10 +44,10 @@ final class AdminHandlers {
 
     /** A rule in responses (the rate as a plain JSON number: it has at most three decimals). */
     record RuleView(String tenant, String route, long capacity, double refillPerSecond, long cost, boolean shadow,
-                    Instant updatedAt) {
+                    int shards, Instant updatedAt) {
         static RuleView of(DirectoryRepository.StoredRule r) {
             return new RuleView(r.tenant(), r.route(), r.capacity(), r.refillPerSecond().doubleValue(), r.cost(),
-                    r.shadow(), r.updatedAt());
+                    r.shadow(), r.shards(), r.updatedAt());
         }
     }
 
@@ -95,11 +95,12 @@ final class AdminHandlers {
                     requireRoute(route);
                     RateLimitRule rule = body.validate();
                     DirectoryRepository.Upserted saved = repository.upsertRule(tenant, route, rule.capacity(),
-                            body.refillPerSecond(), rule.cost(), rule.shadow());
+                            body.refillPerSecond(), rule.cost(), rule.shadow(), rule.shards());
                     refresher.refreshSoon();
-                    log.info("Admin: rule for tenant '{}' route '{}' {}: capacity {}, refill {}/s, cost {}{}", tenant,
-                            route, saved.created() ? "created" : "updated", rule.capacity(),
-                            body.refillPerSecond().toPlainString(), rule.cost(), rule.shadow() ? ", shadow" : "");
+                    log.info("Admin: rule for tenant '{}' route '{}' {}: capacity {}, refill {}/s, cost {}, {} shard(s){}",
+                            tenant, route, saved.created() ? "created" : "updated", rule.capacity(),
+                            body.refillPerSecond().toPlainString(), rule.cost(), rule.shards(),
+                            rule.shadow() ? ", shadow" : "");
                     return ServerResponse.status(saved.created() ? HttpStatus.CREATED : HttpStatus.OK)
                             .bodyValue(RuleView.of(saved.rule()));
                 }))

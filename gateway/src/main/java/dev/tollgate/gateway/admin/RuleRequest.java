@@ -7,7 +7,7 @@ import java.math.BigDecimal;
  * The body of {@code PUT /admin/rules/{tenant}/{route}}. Every field is checked with a message
  * naming it, before anything is stored.
  */
-record RuleRequest(Long capacity, BigDecimal refillPerSecond, Long cost, Boolean shadow) {
+record RuleRequest(Long capacity, BigDecimal refillPerSecond, Long cost, Boolean shadow, Integer shards) {
 
     private static final BigDecimal MAX_REFILL = BigDecimal.valueOf(RateLimitRule.MAX_REFILL_PER_SECOND);
 
@@ -35,6 +35,11 @@ record RuleRequest(Long capacity, BigDecimal refillPerSecond, Long cost, Boolean
         if (c < 1 || c > capacity) {
             throw new AdminRequestException("cost", "cost must be between 1 and the capacity " + capacity + ", was " + c);
         }
-        return new RateLimitRule(capacity, refillPerSecond.doubleValue(), c, Boolean.TRUE.equals(shadow));
+        int n = shards == null ? 1 : shards;
+        if (n < 1 || n > RateLimitRule.MAX_SHARDS) {
+            throw new AdminRequestException("shards", "shards must be between 1 and " + RateLimitRule.MAX_SHARDS
+                    + ", was " + n);
+        }
+        return new RateLimitRule(capacity, refillPerSecond.doubleValue(), c, Boolean.TRUE.equals(shadow), n);
     }
 }

@@ -1,6 +1,10 @@
 package dev.tollgate.gateway.config;
 
+import dev.tollgate.core.BucketStore;
+import dev.tollgate.core.LeasePolicy;
+import dev.tollgate.core.LeasingBucketStore;
 import dev.tollgate.core.LocalFallbackLimiter;
+import dev.tollgate.core.ShardedBucketStore;
 import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.core.RuleBook;
 import dev.tollgate.gateway.filter.RateLimitFilter;
@@ -14,10 +18,12 @@ import dev.tollgate.gateway.tenant.TenantResolver;
 import dev.tollgate.redis.InstanceHeartbeat;
 import dev.tollgate.redis.RedisBucketStore;
 import dev.tollgate.redis.RedisConnector;
+import dev.tollgate.redis.RedisTokenLeaseSource;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.concurrent.Executors;
@@ -80,11 +86,51 @@ class RateLimitingConfiguration {
         return new DecisionMetrics(meters, observability.metrics().tenantTagSet());
     }
 
+    /**
+     * Hot keys are leased (one Redis call per batch instead of per request) when enabled; cold keys
+     * keep one call per request.
+     */
+    @Bean(destroyMethod = "close")
+    LeasingBucketStore leasingBucketStore(RedisBucketStore redis, RedisConnector connector,
+                                          HotKeyProperties hotKeys, MeterRegistry meters) {
+        LeasePolicy policy = hotKeys.leases().policy();
+        LeasingBucketStore leasing = new LeasingBucketStore(redis,
+                new RedisTokenLeaseSource(connector::commandsOrNull), policy, MonotonicClock.system());
+        FunctionCounter.builder("tollgate.leases.local.decisions", leasing, LeasingBucketStore::localDecisions)
+                .description("Decisions served from a token lease held by this instance, without a Redis call")
+                .register(meters);
+        FunctionCounter.builder("tollgate.leases.calls", leasing, LeasingBucketStore::leaseCalls)
+                .description("Redis calls that took a batch of tokens for a hot key").register(meters);
+        FunctionCounter.builder("tollgate.leases.returns", leasing, LeasingBucketStore::giveBackCalls)
+                .description("Redis calls that gave unspent leased tokens back").register(meters);
+        Gauge.builder("tollgate.leases.keys", leasing, LeasingBucketStore::trackedKeys)
+                .description("Keys whose request rate this instance tracks for leasing").register(meters);
+        return leasing;
+    }
+
+    /** Gives back leases of keys that went quiet, once per lease time-to-live. */
+    @Bean(destroyMethod = "shutdownNow")
+    ScheduledExecutorService leaseReturns(LeasingBucketStore leasing, HotKeyProperties hotKeys) {
+        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "tollgate-lease-returns");
+            t.setDaemon(true);
+            return t;
+        });
+        long period = hotKeys.leases().ttl().toMillis();
+        executor.scheduleWithFixedDelay(leasing::returnExpiredLeases, period, period, TimeUnit.MILLISECONDS);
+        return executor;
+    }
+
     @Bean
-    FailoverRateLimiter failoverRateLimiter(RedisBucketStore redis, LocalFallbackLimiter fallback,
+    FailoverRateLimiter failoverRateLimiter(RedisBucketStore redis, LeasingBucketStore leasing, RuleBook rules,
+                                            HotKeyProperties hotKeys, LocalFallbackLimiter fallback,
                                             CircuitBreaker redisCircuitBreaker, RedisGuardProperties guard,
                                             DecisionMetrics metrics) {
-        return new FailoverRateLimiter(redis, fallback, redisCircuitBreaker, guard.timeout(), metrics);
+        BucketStore perKey = hotKeys.leases().enabled() ? leasing : redis;
+        // A rule with shards > 1 is split over sub-buckets; shards are looked up per request.
+        BucketStore store = new ShardedBucketStore(perKey,
+                key -> rules.ruleFor(key.tenant(), key.route()).shards(), hotKeys.shards().secondChance());
+        return new FailoverRateLimiter(store, fallback, redisCircuitBreaker, guard.timeout(), metrics);
     }
 
     @Bean

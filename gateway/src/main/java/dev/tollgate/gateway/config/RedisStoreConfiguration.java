@@ -5,12 +5,14 @@ import dev.tollgate.core.BucketLimits;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.redis.InstanceHeartbeat;
 import dev.tollgate.redis.RedisBucketStore;
+import dev.tollgate.redis.RecommendedClusterClientOptions;
 import dev.tollgate.redis.RedisConnector;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.Delay;
@@ -41,7 +43,15 @@ class RedisStoreConfiguration {
      */
     @Bean
     LettuceClientOptionsBuilderCustomizer tollgateClientOptions() {
-        return options -> options.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS);
+        return options -> {
+            options.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS);
+            if (options instanceof ClusterClientOptions.Builder cluster) {
+                // Follow failovers: adaptive refresh on every trigger plus a periodic one (Lettuce
+                // refreshes nothing by default).
+                cluster.topologyRefreshOptions(RecommendedClusterClientOptions.defaults().toClientOptions()
+                        .getTopologyRefreshOptions());
+            }
+        };
     }
 
     /** Reconnect quickly after an outage: exponential back-off capped at a second by default. */
@@ -57,7 +67,9 @@ class RedisStoreConfiguration {
         AbstractRedisClient client = factory.getRequiredNativeClient();
         RedisConnector connector;
         if (client instanceof RedisClusterClient cluster) {
-            connector = new RedisConnector(() -> cluster.connectAsync(StringCodec.UTF8),
+            // The asynchronous connect needs the topology first (the blocking one loads it itself).
+            connector = new RedisConnector(() -> cluster.refreshPartitionsAsync()
+                    .thenCompose(topology -> cluster.connectAsync(StringCodec.UTF8)),
                     guard.connectRetryDelay(), RedisStoreConfiguration::warmUp);
         } else {
             if (details.getSentinel() != null) {

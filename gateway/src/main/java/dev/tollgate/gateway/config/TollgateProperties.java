@@ -85,7 +85,7 @@ public record TollgateProperties(
 
     /**
      * A limit for one tenant on one route ({@code "*"}: every route of the tenant); {@code shadow}
-     * makes it a dry run that counts but never rejects.
+     * makes it a dry run that counts but never rejects; {@code shards} splits its bucket.
      */
     public record ScopedRuleProperties(
             String tenant,
@@ -93,11 +93,13 @@ public record TollgateProperties(
             long capacity,
             double refillPerSecond,
             @DefaultValue("1") long cost,
-            @DefaultValue("false") boolean shadow) {
+            @DefaultValue("false") boolean shadow,
+            @DefaultValue("1") int shards) {
 
         ScopedRule toScopedRule(String path) {
             try {
-                return new ScopedRule(tenant, route, new RateLimitRule(capacity, refillPerSecond, cost, shadow));
+                return new ScopedRule(tenant, route,
+                        new RateLimitRule(capacity, refillPerSecond, cost, shadow, shards));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(path + ": " + e.getMessage(), e);
             }

@@ -80,7 +80,7 @@ class DevModeConfiguration {
     private static void seedRule(dev.tollgate.gateway.directory.DirectoryRepository repository, String tenant,
                                  String route, long capacity, long refill) {
         if (repository.findRule(tenant, route).isEmpty()) {
-            repository.upsertRule(tenant, route, capacity, BigDecimal.valueOf(refill), 1, false);
+            repository.upsertRule(tenant, route, capacity, BigDecimal.valueOf(refill), 1, false, 1);
         }
     }
 

@@ -66,7 +66,7 @@ public final class DirectoryRepository {
                 }
                 List<ScopedRule> rules = new ArrayList<>();
                 try (PreparedStatement s = c.prepareStatement(
-                        "SELECT tenant_id, route_id, capacity, refill_per_second, cost, shadow FROM rate_limit_rule")) {
+                        "SELECT tenant_id, route_id, capacity, refill_per_second, cost, shadow, shards FROM rate_limit_rule")) {
                     s.setFetchSize(FETCH_SIZE);
                     try (ResultSet rs = s.executeQuery()) {
                         while (rs.next()) {
@@ -124,7 +124,7 @@ public final class DirectoryRepository {
         String[] routes = scopes.stream().map(RuleScope::route).toArray(String[]::new);
         jdbc.query(con -> {
             PreparedStatement s = con.prepareStatement(
-                    "SELECT r.tenant_id, r.route_id, r.capacity, r.refill_per_second, r.cost, r.shadow FROM rate_limit_rule r"
+                    "SELECT r.tenant_id, r.route_id, r.capacity, r.refill_per_second, r.cost, r.shadow, r.shards FROM rate_limit_rule r"
                             + " JOIN unnest(?::varchar[], ?::varchar[]) AS wanted(tenant_id, route_id)"
                             + " ON r.tenant_id = wanted.tenant_id AND r.route_id = wanted.route_id");
             s.setArray(1, con.createArrayOf("varchar", tenants));
@@ -169,7 +169,7 @@ public final class DirectoryRepository {
 
     /** A rule as stored. */
     public record StoredRule(String tenant, String route, long capacity, BigDecimal refillPerSecond, long cost,
-                             boolean shadow, Instant updatedAt) {
+                             boolean shadow, int shards, Instant updatedAt) {
     }
 
     /** A page of rules, and how many there are in all. */
@@ -184,14 +184,14 @@ public final class DirectoryRepository {
         args.add(limit);
         args.add(offset);
         List<StoredRule> rules = jdbc.query(
-                "SELECT tenant_id, route_id, capacity, refill_per_second, cost, shadow, updated_at FROM rate_limit_rule"
+                "SELECT tenant_id, route_id, capacity, refill_per_second, cost, shadow, shards, updated_at FROM rate_limit_rule"
                         + where + " ORDER BY tenant_id, route_id LIMIT ? OFFSET ?",
                 (rs, i) -> storedRule(rs), args.toArray());
         return new RulePage(rules, total == null ? 0 : total);
     }
 
     public Optional<StoredRule> findRule(String tenant, String route) {
-        return jdbc.query("SELECT tenant_id, route_id, capacity, refill_per_second, cost, shadow, updated_at"
+        return jdbc.query("SELECT tenant_id, route_id, capacity, refill_per_second, cost, shadow, shards, updated_at"
                         + " FROM rate_limit_rule WHERE tenant_id = ? AND route_id = ?",
                 (rs, i) -> storedRule(rs), tenant, route).stream().findFirst();
     }
@@ -201,17 +201,17 @@ public final class DirectoryRepository {
     }
 
     public Upserted upsertRule(String tenant, String route, long capacity, BigDecimal refillPerSecond, long cost,
-                               boolean shadow) {
+                               boolean shadow, int shards) {
         return jdbc.queryForObject(
-                "INSERT INTO rate_limit_rule (tenant_id, route_id, capacity, refill_per_second, cost, shadow)"
-                        + " VALUES (?, ?, ?, ?, ?, ?)"
+                "INSERT INTO rate_limit_rule (tenant_id, route_id, capacity, refill_per_second, cost, shadow, shards)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?)"
                         + " ON CONFLICT (tenant_id, route_id) DO UPDATE SET capacity = EXCLUDED.capacity,"
                         + " refill_per_second = EXCLUDED.refill_per_second, cost = EXCLUDED.cost,"
-                        + " shadow = EXCLUDED.shadow, updated_at = now()"
-                        + " RETURNING tenant_id, route_id, capacity, refill_per_second, cost, shadow, updated_at,"
-                        + " (xmax = 0) AS created",
+                        + " shadow = EXCLUDED.shadow, shards = EXCLUDED.shards, updated_at = now()"
+                        + " RETURNING tenant_id, route_id, capacity, refill_per_second, cost, shadow, shards,"
+                        + " updated_at, (xmax = 0) AS created",
                 (rs, i) -> new Upserted(storedRule(rs), rs.getBoolean("created")),
-                tenant, route, capacity, refillPerSecond, cost, shadow);
+                tenant, route, capacity, refillPerSecond, cost, shadow, shards);
     }
 
     public boolean deleteRule(String tenant, String route) {
@@ -246,7 +246,8 @@ public final class DirectoryRepository {
         String route = rs.getString(2);
         try {
             return new ScopedRule(tenant, route,
-                    new RateLimitRule(rs.getLong(3), rs.getBigDecimal(4).doubleValue(), rs.getLong(5), rs.getBoolean(6)));
+                    new RateLimitRule(rs.getLong(3), rs.getBigDecimal(4).doubleValue(), rs.getLong(5), rs.getBoolean(6),
+                            rs.getInt(7)));
         } catch (IllegalArgumentException e) {
             badRow.accept("rule for tenant '" + tenant + "' route '" + route + "': " + e.getMessage());
             return null;
@@ -256,7 +257,7 @@ public final class DirectoryRepository {
     private static StoredRule storedRule(ResultSet rs) throws SQLException {
         return new StoredRule(rs.getString("tenant_id"), rs.getString("route_id"), rs.getLong("capacity"),
                 rs.getBigDecimal("refill_per_second").stripTrailingZeros(), rs.getLong("cost"),
-                rs.getBoolean("shadow"), rs.getTimestamp("updated_at").toInstant());
+                rs.getBoolean("shadow"), rs.getInt("shards"), rs.getTimestamp("updated_at").toInstant());
     }
 
     private static StoredKey storedKey(ResultSet rs) throws SQLException {
