@@ -87,21 +87,17 @@ final class RunningGateway implements AutoCloseable {
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }
-        try {
-            return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return exchange(request.build());
     }
 
     /** GET on the management (actuator) port. */
     HttpResponse<String> management(String path) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort() + path))
+        return exchange(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort() + path))
                 .timeout(Duration.ofSeconds(10))
-                .build();
+                .build());
+    }
+
+    private static HttpResponse<String> exchange(HttpRequest request) {
         try {
             return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
@@ -123,14 +119,7 @@ final class RunningGateway implements AutoCloseable {
         if (apiKey != null) {
             request.header("X-Api-Key", apiKey);
         }
-        try {
-            return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return exchange(request.build());
     }
 
     @Override

@@ -1,12 +1,12 @@
 package dev.tollgate.redis;
 
+import dev.tollgate.core.DaemonThreads;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -47,11 +47,7 @@ public final class RedisConnector implements AutoCloseable {
         this.connect = connect;
         this.retryDelay = retryDelay;
         this.onConnected = onConnected;
-        this.retries = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "tollgate-redis-connector");
-            t.setDaemon(true);
-            return t;
-        });
+        this.retries = DaemonThreads.scheduler("tollgate-redis-connector");
     }
 
     /** Makes the first attempt; returns at once, whatever its outcome. */

@@ -4,10 +4,6 @@ import dev.tollgate.core.BucketKey;
 import dev.tollgate.core.BucketStore;
 import dev.tollgate.core.BucketStoreContract;
 import dev.tollgate.testkit.RedisBinary;
-import dev.tollgate.testkit.RedisServer;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
-import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -17,26 +13,19 @@ import org.junit.jupiter.api.BeforeAll;
  */
 class EmbeddedRedis62BucketStoreTest extends BucketStoreContract {
 
-    private static RedisServer server;
-    private static RedisClient client;
-    private static StatefulRedisConnection<String, String> connection;
+    private static LiveRedis redis;
     private static RedisBucketStore store;
 
     @BeforeAll
     static void startRedis() {
-        server = RedisServer.start(RedisBinary.embedded(), List.of());
-        client = RedisClient.create(server.uri());
-        connection = client.connect();
-        store = new RedisBucketStore(connection.async());
+        redis = LiveRedis.start(RedisBinary.embedded());
+        store = new RedisBucketStore(redis.connection.async());
     }
 
     @AfterAll
     static void stopRedis() {
-        if (client != null) {
-            client.shutdown();
-        }
-        if (server != null) {
-            server.close();
+        if (redis != null) {
+            redis.close();
         }
     }
 
@@ -47,9 +36,7 @@ class EmbeddedRedis62BucketStoreTest extends BucketStoreContract {
 
     @Override
     protected void advance(BucketKey key, long millis) {
-        if (connection.sync().exists(key.redisKey()) == 1) {
-            connection.sync().hincrby(key.redisKey(), "ts", -millis);
-        }
+        redis.advance(key, millis);
     }
 
     @Override

@@ -6,9 +6,6 @@ import dev.tollgate.core.BucketStoreContract;
 import dev.tollgate.core.LeasePolicy;
 import dev.tollgate.core.LeasingBucketStore;
 import dev.tollgate.core.ManualClock;
-import dev.tollgate.testkit.RedisServer;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -19,29 +16,22 @@ import org.junit.jupiter.api.BeforeAll;
  */
 class LeasingRedisBucketStoreTest extends BucketStoreContract {
 
-    private static RedisServer server;
-    private static RedisClient client;
-    private static StatefulRedisConnection<String, String> connection;
+    private static LiveRedis redis;
 
     private final ManualClock clock = new ManualClock();
     private final LeasingBucketStore store = new LeasingBucketStore(
-            new RedisBucketStore(connection.async()), new RedisTokenLeaseSource(connection.async()),
+            new RedisBucketStore(redis.connection.async()), new RedisTokenLeaseSource(redis.connection.async()),
             new LeasePolicy(0, 100, 1000, 1.0, 60_000), clock);
 
     @BeforeAll
     static void startRedis() {
-        server = RedisServer.start();
-        client = RedisClient.create(server.uri());
-        connection = client.connect();
+        redis = LiveRedis.start();
     }
 
     @AfterAll
     static void stopRedis() {
-        if (client != null) {
-            client.shutdown();
-        }
-        if (server != null) {
-            server.close();
+        if (redis != null) {
+            redis.close();
         }
     }
 
@@ -52,9 +42,7 @@ class LeasingRedisBucketStoreTest extends BucketStoreContract {
 
     @Override
     protected void advance(BucketKey key, long millis) {
-        if (connection.sync().exists(key.redisKey()) == 1) {
-            connection.sync().hincrby(key.redisKey(), "ts", -millis);
-        }
+        redis.advance(key, millis);
         clock.advanceMillis(millis);
     }
 

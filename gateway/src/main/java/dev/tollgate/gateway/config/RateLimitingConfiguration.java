@@ -1,5 +1,6 @@
 package dev.tollgate.gateway.config;
 
+import dev.tollgate.core.DaemonThreads;
 import dev.tollgate.core.BucketStore;
 import dev.tollgate.core.LeasePolicy;
 import dev.tollgate.core.LeasingBucketStore;
@@ -26,7 +27,6 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.springframework.context.annotation.Bean;
@@ -71,11 +71,7 @@ class RateLimitingConfiguration {
     /** Drops full local buckets now and then, so the fallback's memory follows active tenants only. */
     @Bean(destroyMethod = "shutdownNow")
     ScheduledExecutorService fallbackEviction(LocalFallbackLimiter limiter, FallbackProperties fallback) {
-        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "tollgate-fallback-eviction");
-            t.setDaemon(true);
-            return t;
-        });
+        ScheduledExecutorService executor = DaemonThreads.scheduler("tollgate-fallback-eviction");
         long period = fallback.evictionInterval().toMillis();
         executor.scheduleWithFixedDelay(limiter::evictFullBuckets, period, period, TimeUnit.MILLISECONDS);
         return executor;
@@ -111,11 +107,7 @@ class RateLimitingConfiguration {
     /** Gives back leases of keys that went quiet, once per lease time-to-live. */
     @Bean(destroyMethod = "shutdownNow")
     ScheduledExecutorService leaseReturns(LeasingBucketStore leasing, HotKeyProperties hotKeys) {
-        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "tollgate-lease-returns");
-            t.setDaemon(true);
-            return t;
-        });
+        ScheduledExecutorService executor = DaemonThreads.scheduler("tollgate-lease-returns");
         long period = hotKeys.leases().ttl().toMillis();
         executor.scheduleWithFixedDelay(leasing::returnExpiredLeases, period, period, TimeUnit.MILLISECONDS);
         return executor;

@@ -1,5 +1,6 @@
 package dev.tollgate.gateway.directory;
 
+import dev.tollgate.core.DaemonThreads;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleScope;
 import dev.tollgate.core.RuleSet;
@@ -12,7 +13,6 @@ import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -71,11 +71,7 @@ public final class DirectoryRefresher implements AutoCloseable {
         this.directory = directory;
         this.defaultRule = defaultRule;
         this.settings = settings;
-        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "tollgate-directory");
-            t.setDaemon(true);
-            return t;
-        });
+        this.executor = DaemonThreads.scheduler("tollgate-directory");
         this.rejectedRows = Counter.builder("tollgate.directory.rejected.rows")
                 .description("Rule rows skipped because they break a rule's constraints")
                 .register(meters);

@@ -1,10 +1,10 @@
 package dev.tollgate.gateway.limiter;
 
+import dev.tollgate.core.DaemonThreads;
 import dev.tollgate.redis.InstanceHeartbeat;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.UUID;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -33,11 +33,7 @@ public final class LiveInstances implements AutoCloseable {
         this.ttl = ttl;
         this.configured = configured;
         this.instanceId = ManagementFactory.getRuntimeMXBean().getName() + "/" + UUID.randomUUID();
-        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "tollgate-heartbeat");
-            t.setDaemon(true);
-            return t;
-        });
+        this.scheduler = DaemonThreads.scheduler("tollgate-heartbeat");
     }
 
     public void start() {
