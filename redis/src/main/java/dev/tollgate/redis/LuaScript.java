@@ -18,12 +18,30 @@ import java.util.concurrent.CompletionStage;
 public record LuaScript(String name, String source, String sha1) {
 
     public static LuaScript fromResource(String resource) {
+        String source = read(resource);
+        return new LuaScript(resource, source, sha1Hex(source));
+    }
+
+    /**
+     * A script made of several resources, in order: Redis has no includes, so shared Lua functions
+     * (e.g. {@code bucket_refill.lua}) are put in front of the scripts that use them. Named after the
+     * last resource.
+     */
+    public static LuaScript fromResources(String... resources) {
+        StringBuilder source = new StringBuilder();
+        for (String resource : resources) {
+            source.append(read(resource)).append('\n');
+        }
+        String text = source.toString();
+        return new LuaScript(resources[resources.length - 1], text, sha1Hex(text));
+    }
+
+    private static String read(String resource) {
         try (InputStream in = LuaScript.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("Lua script not on the classpath: " + resource);
             }
-            String source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            return new LuaScript(resource, source, sha1Hex(source));
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + resource, e);
         }

@@ -24,6 +24,11 @@ import java.util.function.Supplier;
 public final class RedisBucketStore implements BucketStore {
 
     public static final String SCRIPT_RESOURCE = "dev/tollgate/redis/token_bucket.lua";
+    /** Read-and-refill steps shared by every script that touches a bucket, loaded in front of them. */
+    public static final String REFILL_RESOURCE = "dev/tollgate/redis/bucket_refill.lua";
+
+    /** The script every store runs: the shared refill steps, then the token-bucket decision. */
+    public static final LuaScript SCRIPT = LuaScript.fromResources(REFILL_RESOURCE, SCRIPT_RESOURCE);
 
     private static final RedisUnavailableException NOT_CONNECTED =
             new RedisUnavailableException("no connection to Redis yet");
@@ -42,7 +47,7 @@ public final class RedisBucketStore implements BucketStore {
      */
     public RedisBucketStore(Supplier<RedisScriptingAsyncCommands<String, String>> redis) {
         this.redis = redis;
-        this.script = LuaScript.fromResource(SCRIPT_RESOURCE);
+        this.script = SCRIPT;
     }
 
     @Override

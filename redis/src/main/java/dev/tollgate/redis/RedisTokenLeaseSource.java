@@ -22,8 +22,10 @@ public final class RedisTokenLeaseSource implements TokenLeaseSource {
     public static final String LEASE_SCRIPT_RESOURCE = "dev/tollgate/redis/token_lease.lua";
     public static final String RETURN_SCRIPT_RESOURCE = "dev/tollgate/redis/token_return.lua";
 
-    private static final LuaScript LEASE = LuaScript.fromResource(LEASE_SCRIPT_RESOURCE);
-    private static final LuaScript RETURN = LuaScript.fromResource(RETURN_SCRIPT_RESOURCE);
+    private static final LuaScript LEASE =
+            LuaScript.fromResources(RedisBucketStore.REFILL_RESOURCE, LEASE_SCRIPT_RESOURCE);
+    private static final LuaScript RETURN =
+            LuaScript.fromResources(RedisBucketStore.REFILL_RESOURCE, RETURN_SCRIPT_RESOURCE);
 
     private static final RedisUnavailableException NOT_CONNECTED =
             new RedisUnavailableException("no connection to Redis yet");

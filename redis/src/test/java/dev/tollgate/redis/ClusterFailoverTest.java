@@ -98,7 +98,7 @@ class ClusterFailoverTest {
         for (BucketStore instance : instances) {
             assertThat(instance.tryAcquire(victimKey, limits).toCompletableFuture().join().allowed()).isTrue();
         }
-        String sha = LuaScript.fromResource(RedisBucketStore.SCRIPT_RESOURCE).sha1();
+        String sha = RedisBucketStore.SCRIPT.sha1();
         assertThat(promoted.command("SCRIPT", "EXISTS", sha)).isEqualTo(":1"); // reloaded after NOSCRIPT
     }
 }
