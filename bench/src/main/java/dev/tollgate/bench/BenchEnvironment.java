@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -29,6 +30,7 @@ public final class BenchEnvironment implements AutoCloseable {
     private final ChildProcess upstream;
     private final String upstreamUrl;
     private final GatewayLauncher launcher;
+    private final List<GatewayProcess> running = new ArrayList<>();
 
     private BenchEnvironment(ChildProcesses processes, RedisServer redis, ChildProcess upstream, String upstreamUrl,
                              GatewayLauncher launcher) {
@@ -47,7 +49,7 @@ public final class BenchEnvironment implements AutoCloseable {
             redis = RedisServer.start();
             processes.recordPid(redis.pid());
             int upstreamPort = FreePort.find();
-            ChildProcess upstream = processes.start("upstream", JavaCommand.onOwnClassPath(
+            ChildProcess upstream = processes.startJava("upstream", JavaCommand.onOwnClassPath(
                     FastUpstream.class.getName(), List.of(Integer.toString(upstreamPort))));
             awaitListening(upstream, upstreamPort);
             String upstreamUrl = "http://127.0.0.1:" + upstreamPort;
@@ -63,11 +65,34 @@ public final class BenchEnvironment implements AutoCloseable {
     }
 
     public List<GatewayProcess> startGateways(Map<String, GatewayVariant> byName) {
-        return launcher.startAll(byName);
+        List<GatewayProcess> started = launcher.startAll(byName);
+        running.addAll(started);
+        return started;
     }
 
     public void stopGateways(List<GatewayProcess> gateways) {
         processes.stopAll(gateways.stream().map(GatewayProcess::process).toList());
+        running.removeAll(gateways);
+    }
+
+    /**
+     * Fails if a server of the run has died: a load run against a dead gateway would only measure
+     * connection errors. On this shared machine it has happened that other work's clean-up stopped
+     * processes; this says so at once instead of filling the report with failures.
+     */
+    public void requireAllAlive() {
+        List<ChildProcess> all = new ArrayList<>();
+        all.add(upstream);
+        running.forEach(g -> all.add(g.process()));
+        for (ChildProcess p : all) {
+            if (!p.isAlive()) {
+                throw new IllegalStateException(p.name() + " has stopped (not by the suite); last lines of "
+                        + p.log() + ":\n" + p.logTail(20));
+            }
+        }
+        if (!redis.isAlive()) {
+            throw new IllegalStateException("redis-server has stopped (not by the suite)");
+        }
     }
 
     public String upstreamUrl() {

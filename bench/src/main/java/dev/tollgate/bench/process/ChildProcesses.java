@@ -18,19 +18,48 @@ import java.util.List;
 public final class ChildProcesses implements AutoCloseable {
 
     private final Path logDir;
+    private final Path argDir;
     private final Path pidFile;
+    private int argFiles;
     private final List<ChildProcess> running = Collections.synchronizedList(new ArrayList<>());
     private final Thread shutdownHook = new Thread(this::stopAll, "bench-child-processes-shutdown");
 
     public ChildProcesses(Path runDir) {
         this.logDir = runDir.resolve("logs");
+        this.argDir = runDir.resolve("args");
         this.pidFile = runDir.resolve("pids");
         try {
             Files.createDirectories(logDir);
+            Files.createDirectories(argDir);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /**
+     * Starts {@code java} with {@code javaArgs} given in an argument file ({@code java @file}).
+     *
+     * <p>Why a file: this machine is shared, and other work on it may clean up with broad
+     * {@code pkill -f} patterns (a jar name, a main class). With the arguments in a numbered file,
+     * the process's command line names neither, so such a clean-up cannot stop a benchmark
+     * half-way. The file also records exactly how each process was started.
+     */
+    public ChildProcess startJava(String name, List<String> javaArgs) {
+        Path argFile;
+        synchronized (this) {
+            argFile = argDir.resolve("p" + (++argFiles) + ".args");
+        }
+        StringBuilder text = new StringBuilder("# ").append(name).append('\n');
+        for (String arg : javaArgs) {
+            text.append('"').append(arg.replace("\\", "\\\\").replace("\"", "\\\"")).append("\"\n");
+        }
+        try {
+            Files.writeString(argFile, text.toString(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return start(name, List.of(JavaCommand.javaBinary(), "@" + argFile));
     }
 
     public ChildProcess start(String name, List<String> command) {

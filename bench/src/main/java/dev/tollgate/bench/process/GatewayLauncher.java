@@ -58,9 +58,7 @@ public final class GatewayLauncher {
 
     private GatewayProcess launch(String name, GatewayVariant variant) {
         int port = FreePort.find();
-        List<String> command = new ArrayList<>();
-        command.add(JavaCommand.javaBinary());
-        command.addAll(JavaCommand.JVM_OPTIONS);
+        List<String> command = new ArrayList<>(JavaCommand.JVM_OPTIONS);
         if (variant == GatewayVariant.BUILT_IN) {
             command.add("-Dloader.path=" + pluginDir);
             command.add("-Dloader.main=" + GATEWAY_MAIN);
@@ -73,7 +71,7 @@ public final class GatewayLauncher {
         }
         GatewayProperties.of(variant, port, upstreamUrl, redisPort)
                 .forEach((key, value) -> command.add("--" + key + "=" + value));
-        return new GatewayProcess(name, variant, port, processes.start(name, command));
+        return new GatewayProcess(name, variant, port, processes.startJava(name, command));
     }
 
     private static void awaitReady(GatewayProcess gateway) {

@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Command lines for child JVMs, all run by the same {@code java} as the suite itself. */
+/** Arguments for child JVMs, all run by the same {@code java} as the suite itself. */
 public final class JavaCommand {
 
     /**
@@ -20,11 +20,9 @@ public final class JavaCommand {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
-    /** {@code java <options> -cp <this JVM's class path> mainClass args}. */
+    /** {@code <options> -cp <this JVM's class path> mainClass args}, for {@link ChildProcesses#startJava}. */
     public static List<String> onOwnClassPath(String mainClass, List<String> args) {
-        List<String> command = new ArrayList<>();
-        command.add(javaBinary());
-        command.addAll(JVM_OPTIONS);
+        List<String> command = new ArrayList<>(JVM_OPTIONS);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(mainClass);
