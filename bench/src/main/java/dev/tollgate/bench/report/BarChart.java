@@ -42,6 +42,7 @@ public final class BarChart {
     private final List<String> seriesNames = new ArrayList<>();
     private final List<double[]> seriesValues = new ArrayList<>();
     private String valueFormat = "%.2f";
+    private boolean logScale;
 
     public BarChart(String title, String yLabel, List<String> groups) {
         this.title = title;
@@ -57,6 +58,15 @@ public final class BarChart {
         }
         seriesNames.add(name);
         seriesValues.add(values.clone());
+        return this;
+    }
+
+    /**
+     * A logarithmic y axis, for values spanning several orders of magnitude (latencies from a
+     * quiet run and an overloaded one). Values at or below zero are not drawn on it.
+     */
+    public BarChart logScale() {
+        this.logScale = true;
         return this;
     }
 
@@ -92,23 +102,20 @@ public final class BarChart {
         g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 20));
         g.drawString(title, LEFT, 34);
 
-        double[] range = range();
-        double step = niceStep((range[1] - range[0]) / 6);
-        double lo = Math.floor(range[0] / step) * step;
-        double hi = Math.ceil(range[1] / step) * step;
         int plotBottom = HEIGHT - BOTTOM;
         int plotHeight = plotBottom - TOP;
         int plotWidth = WIDTH - LEFT - RIGHT;
+        Axis axis = logScale ? logAxis(plotHeight) : linearAxis(plotHeight);
 
         // grid and y ticks
         g.setFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
         FontMetrics fm = g.getFontMetrics();
-        for (double v = lo; v <= hi + step / 2; v += step) {
-            int y = y(v, lo, hi, plotHeight);
+        for (int i = 0; i < axis.ticks.length; i++) {
+            int y = axis.y(axis.ticks[i]);
             g.setColor(new Color(0xE0E0E0));
             g.drawLine(LEFT, y, WIDTH - RIGHT, y);
             g.setColor(Color.DARK_GRAY);
-            String label = tickLabel(v, step);
+            String label = axis.labels[i];
             g.drawString(label, LEFT - 8 - fm.stringWidth(label), y + fm.getAscent() / 2 - 1);
         }
         // y axis label, rotated
@@ -124,7 +131,7 @@ public final class BarChart {
         int groupWidth = plotWidth / groups.size();
         int barGap = 4;
         int barWidth = Math.min(90, (int) (groupWidth * 0.8 / seriesNames.size()) - barGap);
-        int zeroY = y(0, lo, hi, plotHeight);
+        int zeroY = axis.y(axis.base);
         Font valueFont = new Font(Font.SANS_SERIF, Font.PLAIN, 12);
         for (int gi = 0; gi < groups.size(); gi++) {
             int groupLeft = LEFT + gi * groupWidth;
@@ -133,10 +140,10 @@ public final class BarChart {
             for (int si = 0; si < seriesNames.size(); si++) {
                 double v = seriesValues.get(si)[gi];
                 int x = x0 + si * (barWidth + barGap);
-                if (Double.isNaN(v)) {
+                if (Double.isNaN(v) || (logScale && v <= 0)) {
                     continue;
                 }
-                int yv = y(v, lo, hi, plotHeight);
+                int yv = axis.y(v);
                 g.setColor(PALETTE[si % PALETTE.length]);
                 g.fillRect(x, Math.min(yv, zeroY), barWidth, Math.max(1, Math.abs(zeroY - yv)));
                 g.setColor(Color.BLACK);
@@ -176,6 +183,62 @@ public final class BarChart {
         }
     }
 
+    /** Maps values to pixel rows, with the ticks to draw and the value bars grow from. */
+    private record Axis(double lo, double hi, boolean log, int plotHeight, double base, double[] ticks,
+                        String[] labels) {
+
+        int y(double v) {
+            double f = log ? (Math.log10(hi) - Math.log10(v)) / (Math.log10(hi) - Math.log10(lo)) : (hi - v) / (hi - lo);
+            return TOP + (int) Math.round(f * plotHeight);
+        }
+    }
+
+    private Axis linearAxis(int plotHeight) {
+        double[] range = range();
+        double step = niceStep((range[1] - range[0]) / 6);
+        double lo = Math.floor(range[0] / step) * step;
+        double hi = Math.ceil(range[1] / step) * step;
+        int n = (int) Math.round((hi - lo) / step) + 1;
+        double[] ticks = new double[n];
+        String[] labels = new String[n];
+        for (int i = 0; i < n; i++) {
+            ticks[i] = lo + i * step;
+            labels[i] = tickLabel(ticks[i], step);
+        }
+        return new Axis(lo, hi, false, plotHeight, 0, ticks, labels);
+    }
+
+    private Axis logAxis(int plotHeight) {
+        double min = Double.MAX_VALUE;
+        double max = 0;
+        for (double[] values : seriesValues) {
+            for (double v : values) {
+                if (v > 0) {
+                    min = Math.min(min, v);
+                    max = Math.max(max, v);
+                }
+            }
+        }
+        if (max == 0) {
+            min = 1;
+            max = 10;
+        }
+        int loExp = (int) Math.floor(Math.log10(min));
+        // head room for the value labels above the tallest bar
+        int hiExp = (int) Math.ceil(Math.log10(max * 1.6));
+        if (hiExp == loExp) {
+            hiExp++;
+        }
+        double[] ticks = new double[hiExp - loExp + 1];
+        String[] labels = new String[ticks.length];
+        for (int i = 0; i < ticks.length; i++) {
+            int exp = loExp + i;
+            ticks[i] = Math.pow(10, exp);
+            labels[i] = String.format(Locale.ROOT, exp >= 0 ? "%,.0f" : "%." + (-exp) + "f", ticks[i]);
+        }
+        return new Axis(ticks[0], ticks[ticks.length - 1], true, plotHeight, ticks[0], ticks, labels);
+    }
+
     private double[] range() {
         double min = 0;
         double max = 0;
@@ -192,10 +255,6 @@ public final class BarChart {
         }
         // head room for the value labels
         return new double[] {min < 0 ? min * 1.12 : 0, max * 1.12};
-    }
-
-    private static int y(double v, double lo, double hi, int plotHeight) {
-        return TOP + (int) Math.round((hi - v) / (hi - lo) * plotHeight);
     }
 
     static double niceStep(double rough) {

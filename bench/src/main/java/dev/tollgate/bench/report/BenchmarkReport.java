@@ -131,7 +131,7 @@ public final class BenchmarkReport {
         List<String> groups = rates.stream().map(r -> fmtRate(r) + " req/s").toList();
 
         BarChart p99 = new BarChart("p99 latency at fixed request rates (median of " + rounds() + " runs)",
-                "p99 latency (ms)", groups);
+                "p99 latency (ms, log scale)", groups).logScale();
         for (String target : results.targets()) {
             p99.series(target, rates.stream().mapToDouble(r -> medianLatency(target, r, 99)).toArray());
         }

@@ -25,6 +25,18 @@ class BarChartTest {
     }
 
     @Test
+    void aLogScaleDrawsValuesSpanningDecades(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("log.png");
+        new BarChart("title", "ms", List.of("a", "b"))
+                .series("x", 0.2, 3500)
+                .series("y", 0, Double.NaN) // not drawable on a log axis: left out, not an error
+                .logScale()
+                .writePng(file);
+
+        assertThat(ImageIO.read(file.toFile()).getWidth()).isEqualTo(1000);
+    }
+
+    @Test
     void ticksFallOnRoundNumbers() {
         assertThat(BarChart.niceStep(0.13)).isEqualTo(0.2);
         assertThat(BarChart.niceStep(730)).isEqualTo(1000);
