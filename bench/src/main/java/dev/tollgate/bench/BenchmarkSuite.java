@@ -80,9 +80,9 @@ public final class BenchmarkSuite {
         try (BenchEnvironment env = BenchEnvironment.start(runDir, gatewayJar)) {
             MachineInfo machine = MachineInfo.collect(env.redisStats().version());
             Map<String, GatewayVariant> names = new LinkedHashMap<>();
-            names.put("no-limiter", GatewayVariant.NO_LIMITER);
-            names.put("tollgate", GatewayVariant.TOLLGATE);
-            names.put("builtin", GatewayVariant.BUILT_IN);
+            for (GatewayVariant variant : GatewayVariant.values()) {
+                names.put(variant.id(), variant);
+            }
             List<GatewayProcess> gateways = env.startGateways(names);
             progress.say("gateways ready");
             double otherWork = awaitQuiet("the load runs", Duration.ofSeconds(6));
@@ -99,7 +99,9 @@ public final class BenchmarkSuite {
                 }
                 RequestMix mix = new RequestMix(BenchRoutes.BENCH_PATH, "tenant-", plan.latencyTenants());
                 for (HttpTarget target : targets) {
-                    long served = WarmUp.run(target, mix, plan.warmUpRequests(), plan.warmUpMaxTime());
+                    boolean direct = target.name().equals(Targets.DIRECT);
+                    long served = WarmUp.run(target, mix, plan.warmUpRequests(),
+                            direct ? plan.warmUpMaxTime().dividedBy(5) : plan.warmUpMaxTime());
                     progress.say("warm-up %s: %d requests", target.name(), served);
                 }
 
@@ -142,12 +144,16 @@ public final class BenchmarkSuite {
     private List<ClusterAccuracy.Result> accuracy(BenchEnvironment env, List<GatewayProcess> running,
                                                   LoopResources loops) {
         int extra = plan.accuracyInstances() - 1;
+        List<GatewayVariant> limiters = progress.elapsed().compareTo(plan.builtInAccuracyBy()) <= 0
+                ? List.of(GatewayVariant.TOLLGATE, GatewayVariant.BUILT_IN)
+                : List.of(GatewayVariant.TOLLGATE);
         Map<String, GatewayVariant> extras = new LinkedHashMap<>();
         for (int i = 2; i <= plan.accuracyInstances(); i++) {
-            extras.put("tollgate-" + i, GatewayVariant.TOLLGATE);
-            extras.put("builtin-" + i, GatewayVariant.BUILT_IN);
+            for (GatewayVariant limiter : limiters) {
+                extras.put(limiter.id() + "-" + i, limiter);
+            }
         }
-        progress.say("accuracy: starting %d more instances of each limiter", extra);
+        progress.say("accuracy: starting %d more instances of %s", extra, limiters);
         List<GatewayProcess> added = env.startGateways(extras);
         List<ClusterAccuracy.Result> results = new ArrayList<>();
         try {
@@ -162,7 +168,7 @@ public final class BenchmarkSuite {
                     target.close();
                 }
             }
-            for (GatewayVariant variant : List.of(GatewayVariant.TOLLGATE, GatewayVariant.BUILT_IN)) {
+            for (GatewayVariant variant : limiters) {
                 List<HttpTarget> cluster = new ArrayList<>();
                 for (GatewayProcess g : concat(running, added)) {
                     if (g.variant() == variant) {

@@ -13,14 +13,17 @@ import java.util.List;
  * @param lastRoundStart        time into the suite after which no further round (beyond the minimum) starts
  * @param latencyRun            length of one latency run
  * @param drain                 longest wait for the last answers of a run
- * @param warmUpRequests        requests every target serves (closed loop) before anything is measured
- * @param warmUpMaxTime         the longest a target's warm-up may take
+ * @param warmUpRequests        requests every gateway serves (closed loop) before anything is measured
+ * @param warmUpMaxTime         the longest a gateway's warm-up may take (the direct target, with no
+ *                              gateway to compile, gets a fifth of it)
  * @param latencyTenants        API keys the latency and throughput runs rotate over
  * @param throughputRepetitions rounds of throughput runs
  * @param throughputConcurrency requests kept in flight by a throughput run
  * @param throughputRampUp      unmeasured start of a throughput run
  * @param throughputRun         measured part of a throughput run
  * @param accuracyInstances     gateway instances sharing one Redis in the accuracy run
+ * @param builtInAccuracyBy     time into the suite after which the built-in limiter's accuracy run
+ *                              (two more JVMs to start) is left out to stay within the time budget
  * @param accuracyRate          total request rate of the accuracy run (all from one tenant)
  * @param accuracyRun           length of the accuracy run
  * @param memoryTenants         tenants whose buckets fill Redis in the memory run
@@ -31,15 +34,16 @@ public record SuitePlan(List<Double> rates, int minRounds, int maxRounds, Durati
                         Duration latencyRun, Duration drain,
                         long warmUpRequests, Duration warmUpMaxTime, int latencyTenants,
                         int throughputRepetitions, int throughputConcurrency, Duration throughputRampUp,
-                        Duration throughputRun, int accuracyInstances, double accuracyRate, Duration accuracyRun,
+                        Duration throughputRun, int accuracyInstances, Duration builtInAccuracyBy,
+                        double accuracyRate, Duration accuracyRun,
                         int memoryTenants, List<String> memoryRoutes, double headlineRate) {
 
     public static SuitePlan standard() {
-        return new SuitePlan(List.of(500.0, 1000.0, 2000.0), 3, 5, Duration.ofSeconds(330),
+        return new SuitePlan(List.of(500.0, 1000.0, 2000.0), 3, 5, Duration.ofSeconds(350),
                 Duration.ofSeconds(3), Duration.ofSeconds(3),
-                15_000, Duration.ofSeconds(15), 1000,
+                40_000, Duration.ofSeconds(25), 1000,
                 3, 64, Duration.ofSeconds(1), Duration.ofSeconds(3),
-                3, 600, Duration.ofSeconds(6),
+                3, Duration.ofSeconds(400), 600, Duration.ofSeconds(6),
                 100_000, List.of("create-order", "list-orders", "catalog"), 2000);
     }
 
@@ -48,7 +52,7 @@ public record SuitePlan(List<Double> rates, int minRounds, int maxRounds, Durati
         return new SuitePlan(List.of(500.0, 2000.0), 1, 1, Duration.ZERO, Duration.ofSeconds(2), Duration.ofSeconds(2),
                 2_000, Duration.ofSeconds(4), 100,
                 1, 16, Duration.ofMillis(500), Duration.ofSeconds(1),
-                2, 300, Duration.ofSeconds(2),
+                2, Duration.ofSeconds(600), 300, Duration.ofSeconds(2),
                 1_000, List.of("create-order", "list-orders", "catalog"), 2000);
     }
 }

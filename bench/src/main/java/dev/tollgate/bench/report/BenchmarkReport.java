@@ -225,8 +225,46 @@ public final class BenchmarkReport {
                 + ") | " + verdict(tollgate <= builtIn, "worse by " + fmtMs(tollgate - builtIn)) + " |");
         line("| Lease hit (issue 5) | not measured yet | pending |");
         line();
-        line("Where a target is missed, the reason is discussed under [Latency](#latency-at-fixed-rates).");
+        targetsDiscussion(rate);
+    }
+
+    /** What the figures behind the verdicts say, in numbers from this run. */
+    private void targetsDiscussion(double rate) {
+        List<Double> baseline = runs(NO_LIMITER, rate).stream().map(r -> r.result().percentileMillis(99)).toList();
+        double min = baseline.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+        double max = baseline.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+        line("What lies behind these verdicts:");
         line();
+        line("- **Noise.** The no-limiter gateway's own p99 at " + fmtRate(rate) + " req/s ranged from "
+                + fmt2(min) + " to " + fmt2(max) + " ms across rounds (median "
+                + fmt2(medianLatency(NO_LIMITER, rate, 99)) + " ms). On this machine the tail of a " 
+                + plan.latencyRun().toSeconds() + " s run moves by more than the 1 ms the target allows from one"
+                + " round to the next, limiter or not; see [round by round](#round-by-round-at-"
+                + fmtRate(rate).replace(",", "") + "-reqs).");
+        line("- **The cost of a decision.** A Redis decision is one loopback round trip: "
+                + microScore("RedisRoundTripBenchmark.tryAcquire") + " for Tollgate's `EVALSHA` against "
+                + microScore("RedisRoundTripBenchmark.ping") + " for a bare `PING` (JMH, one call at a time)."
+                + " At the median, Tollgate adds " + fmtMs(medianAdded(TOLLGATE, rate, 50)) + " at "
+                + fmtRate(rate) + " req/s; what it adds at p99 is that round trip plus waiting for a core:"
+                + " the gateway, Redis, the upstream and the load generator share " + results.machine().cpus()
+                + " cores, and each request now needs Redis and the Lettuce I/O thread to be scheduled as well.");
+        double tollgateMax = medianThroughput(TOLLGATE);
+        double builtInMax = medianThroughput(BUILT_IN);
+        line("- **Headroom.** At " + fmtRate(rate) + " req/s Tollgate runs at " + pct(rate / tollgateMax)
+                + " of its maximum throughput here (" + fmtRate(tollgateMax) + " req/s), the no-limiter gateway at "
+                + pct(rate / medianThroughput(NO_LIMITER)) + " and the built-in limiter at " + pct(rate / builtInMax)
+                + " (" + fmtRate(builtInMax) + " req/s)"
+                + (builtInMax < rate * 1.1 ? ": the built-in limiter cannot sustain this rate on this machine, so"
+                + " requests queue and its latency is queueing time." : ".")
+                + " Queueing grows steeply as a server nears its capacity, which is where the tail comes from"
+                + " whenever other work takes part of the cores.");
+        line();
+    }
+
+    private String microScore(String benchmark) {
+        return results.micro().stream().filter(m -> m.benchmark().equals(benchmark)).findFirst()
+                .map(m -> String.format(Locale.ROOT, "%.0f %s", m.score(), m.unit().replace("us/op", "µs")))
+                .orElse("n/a");
     }
 
     private String perRound(String target, double rate) {
@@ -433,6 +471,11 @@ public final class BenchmarkReport {
                     + fmt3(a.admittedOverLimit()) + " | " + a.limited() + " | " + a.failed() + " |");
         }
         line();
+        if (accuracyOf(BUILT_IN).isEmpty()) {
+            line("The built-in limiter's accuracy run was left out of this run to keep the suite within its"
+                    + " time budget (it needs two more JVMs started).");
+            line();
+        }
         line("Both limiters decide in one atomic script on Redis's clock, so instances cannot race each"
                 + " other. The built-in limiter reads only the seconds of Redis's `TIME` and refills once per"
                 + " whole second, so within a span of *s* seconds it may admit up to one second's refill more"

@@ -15,6 +15,8 @@ import java.time.Duration;
 public final class WarmUp {
 
     private static final Duration SLICE = Duration.ofSeconds(2);
+    /** Enough in flight to keep a warm gateway busy, so compilation is not waiting for requests. */
+    private static final int IN_FLIGHT = 32;
 
     private WarmUp() {
     }
@@ -24,7 +26,7 @@ public final class WarmUp {
         long deadline = System.nanoTime() + maxTime.toNanos();
         long served = 0;
         while (served < minRequests && System.nanoTime() < deadline) {
-            LoadResult slice = new ClosedLoopLoad(target, mix).run(16, Duration.ZERO, SLICE);
+            LoadResult slice = new ClosedLoopLoad(target, mix).run(IN_FLIGHT, Duration.ZERO, SLICE);
             served += slice.responses();
         }
         return served;

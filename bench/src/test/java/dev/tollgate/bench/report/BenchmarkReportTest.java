@@ -73,10 +73,10 @@ class BenchmarkReportTest {
 
     private static SuitePlan plan() {
         SuitePlan standard = SuitePlan.standard();
-        return new SuitePlan(List.of(RATE), 3, 3, standard.lastRoundStart(), standard.latencyRun(), standard.drain(), standard.warmUpRequests(),
-                standard.warmUpMaxTime(), standard.latencyTenants(), 1, standard.throughputConcurrency(),
-                standard.throughputRampUp(),
-                standard.throughputRun(), 3, 600, standard.accuracyRun(), standard.memoryTenants(),
+        return new SuitePlan(List.of(RATE), 3, 3, standard.lastRoundStart(), standard.latencyRun(),
+                standard.drain(), standard.warmUpRequests(), standard.warmUpMaxTime(), standard.latencyTenants(), 1,
+                standard.throughputConcurrency(), standard.throughputRampUp(), standard.throughputRun(), 3,
+                standard.builtInAccuracyBy(), 600, standard.accuracyRun(), standard.memoryTenants(),
                 standard.memoryRoutes(), RATE);
     }
 
