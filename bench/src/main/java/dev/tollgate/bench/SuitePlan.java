@@ -43,7 +43,7 @@ public record SuitePlan(List<Double> rates, int minRounds, int maxRounds, Durati
                 Duration.ofSeconds(3), Duration.ofSeconds(3),
                 40_000, Duration.ofSeconds(25), 1000,
                 3, 64, Duration.ofSeconds(1), Duration.ofSeconds(3),
-                3, Duration.ofSeconds(400), 600, Duration.ofSeconds(6),
+                3, Duration.ofSeconds(440), 600, Duration.ofSeconds(6),
                 100_000, List.of("create-order", "list-orders", "catalog"), 2000);
     }
 

@@ -438,6 +438,9 @@ public final class BenchmarkReport {
             LatencyRun biggest = results.latency().stream().filter(r -> r.target().equals(target))
                     .max(Comparator.comparingLong(r -> r.result().responses())).orElse(null);
             String breakdown = biggest == null ? "" : biggest.redisCommands().calls().entrySet().stream()
+                    // the client's script call first, then what the script ran, by name
+                    .sorted(Comparator.comparing((Map.Entry<String, Long> e) -> !e.getKey().startsWith("eval"))
+                            .thenComparing(Map.Entry::getKey))
                     .map(e -> "`" + e.getKey().toUpperCase(Locale.ROOT) + "` "
                             + fmt2((double) e.getValue() / Math.max(1, biggest.result().responses())))
                     .collect(Collectors.joining(", "));
