@@ -38,7 +38,8 @@ public final class BenchmarkSuite {
 
     static final String GATEWAY_JAR = "gateway/target/tollgate-gateway-0.1.0-SNAPSHOT.jar";
 
-    private static final double QUIET_BELOW = 0.25;
+    /** Other work below half a core counts as quiet enough to start. */
+    private static final double QUIET_BELOW_CORES = 0.5;
     private static final long ACCURACY_WARM_UP_REQUESTS = 3_000;
     private static final Duration ACCURACY_WARM_UP_MAX_TIME = Duration.ofSeconds(4);
 
@@ -134,10 +135,9 @@ public final class BenchmarkSuite {
      * to leave the CPUs alone, and says how busy they were: that noise is in the figures.
      */
     private double awaitQuiet(String before, Duration maxWait) {
-        // Sampled while the suite's own servers are idle, so the busy time is other work's.
-        double busy = CpuActivity.awaitQuiet(QUIET_BELOW, maxWait);
-        progress.say("CPU busy with other work before %s: %.0f%%", before, busy * 100);
-        return busy;
+        double cores = CpuActivity.awaitQuiet(QUIET_BELOW_CORES, maxWait);
+        progress.say("cores used by other work before %s: %.2f", before, cores);
+        return cores;
     }
 
     /** Adds instances to the Tollgate and built-in gateways already running, then loads each cluster. */

@@ -12,11 +12,11 @@ import java.util.List;
 /**
  * Everything one run of the suite measured, for the report.
  *
- * @param otherWorkBusyFraction CPU busy with other work just before the load runs (0..1)
+ * @param otherWorkCoresBefore cores used by other work just before the load runs
  * @param targets the load targets in report order: direct to the upstream, then the gateways,
  *                the no-limiter baseline first
  */
-public record SuiteResults(MachineInfo machine, double otherWorkBusyFraction, String loadAverageAtEnd, Duration elapsed, SuitePlan plan,
+public record SuiteResults(MachineInfo machine, double otherWorkCoresBefore, String loadAverageAtEnd, Duration elapsed, SuitePlan plan,
                            List<String> targets, List<MicroResult> micro, List<LatencyRun> latency,
                            List<MaxThroughput.Run> throughput, List<ClusterAccuracy.Result> accuracy,
                            List<RedisMemoryPerBucket.Result> memory) {

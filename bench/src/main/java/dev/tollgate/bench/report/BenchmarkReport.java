@@ -285,9 +285,8 @@ public final class BenchmarkReport {
         line("| Redis | " + m.redis() + " (no persistence), on 127.0.0.1 |");
         line("| load average (1/5/15 min) | at start " + m.loadAverageAtStart() + ", at end "
                 + results.loadAverageAtEnd() + " |");
-        line("| CPU busy with other work just before the load runs | "
-                + pct(results.otherWorkBusyFraction()) + " of " + m.cpus() + " cores |");
-        line("| cores used by other work during the latency runs | median " + fmt2(otherWorkMedian())
+        line("| cores used by other work (other processes' CPU time, from `/proc`) | just before the load runs "
+                + fmt2(results.otherWorkCoresBefore()) + "; during the latency runs median " + fmt2(otherWorkMedian())
                 + ", highest " + fmt2(otherWorkMax()) + " (of " + m.cpus() + ") |");
         line();
         line("The machine is shared and noisy: the load generator, the upstream, Redis and every gateway"
@@ -382,7 +381,8 @@ public final class BenchmarkReport {
         line();
         line("p99 in ms; in brackets, added over the no-limiter run of the same round. *Other work* is the"
                 + " CPU (in cores, of " + results.machine().cpus() + ") that processes other than the"
-                + " benchmark's used during the round's runs at this rate, read from `/proc`.");
+                + " benchmark's used during the round's runs at this rate, from their CPU times in `/proc`"
+                + " (short-lived processes are missed).");
         line();
         line("| round | other work (cores) | " + String.join(" | ", results.targets()) + " |");
         line("|---:|---:|" + "---:|".repeat(results.targets().size()));
