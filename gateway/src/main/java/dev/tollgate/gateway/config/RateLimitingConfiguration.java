@@ -29,6 +29,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -131,7 +132,12 @@ class RateLimitingConfiguration {
         return new RateLimiterHealthIndicator(redisCircuitBreaker, connector, instances);
     }
 
+    /**
+     * {@code tollgate.enabled=false} leaves the filter out, so the gateway forwards without limiting:
+     * the benchmark's "no limiter" baseline is this very application with the switch off.
+     */
     @Bean
+    @ConditionalOnProperty(name = "tollgate.enabled", havingValue = "true", matchIfMissing = true)
     RateLimitFilter rateLimitFilter(TollgateProperties properties, TenantResolver tenants, RuleBook rules,
                                     FailoverRateLimiter limiter, DecisionMetrics metrics,
                                     ObservabilityProperties observability) {

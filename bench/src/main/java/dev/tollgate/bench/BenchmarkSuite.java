@@ -1,0 +1,212 @@
+package dev.tollgate.bench;
+
+import dev.tollgate.bench.builtin.BuiltInLimiterScript;
+import dev.tollgate.bench.load.HttpTarget;
+import dev.tollgate.bench.load.RequestMix;
+import dev.tollgate.bench.process.BenchRoutes;
+import dev.tollgate.bench.process.GatewayProcess;
+import dev.tollgate.bench.process.GatewayVariant;
+import dev.tollgate.bench.report.BenchmarkReport;
+import dev.tollgate.bench.machine.CpuActivity;
+import dev.tollgate.bench.machine.MachineInfo;
+import dev.tollgate.bench.report.Targets;
+import dev.tollgate.bench.scenario.ClusterAccuracy;
+import dev.tollgate.bench.scenario.LatencyAtFixedRates;
+import dev.tollgate.bench.scenario.LatencyRun;
+import dev.tollgate.bench.scenario.MaxThroughput;
+import dev.tollgate.bench.scenario.MicroBenchmarks;
+import dev.tollgate.bench.scenario.MicroResult;
+import dev.tollgate.bench.scenario.Progress;
+import dev.tollgate.bench.scenario.RedisMemoryPerBucket;
+import dev.tollgate.bench.scenario.VariantCheck;
+import dev.tollgate.bench.scenario.WarmUp;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import reactor.netty.resources.LoopResources;
+
+/**
+ * The whole benchmark suite, run by {@code bench/run.sh}: JMH micro-benchmarks, then the scenarios
+ * against real processes (Redis, upstream, gateways), then {@code docs/benchmarks.md} and its charts.
+ *
+ * <p>Usage: {@code BenchmarkSuite <project root>}; the gateway jar must have been built.
+ */
+public final class BenchmarkSuite {
+
+    static final String GATEWAY_JAR = "gateway/target/tollgate-gateway-0.1.0-SNAPSHOT.jar";
+
+    /** Other work below half a core counts as quiet enough to start. */
+    private static final double QUIET_BELOW_CORES = 0.5;
+    private static final long ACCURACY_WARM_UP_REQUESTS = 3_000;
+    private static final Duration ACCURACY_WARM_UP_MAX_TIME = Duration.ofSeconds(4);
+
+    private final Path root;
+    private final SuitePlan plan;
+    private final boolean quick;
+    private final Progress progress = new Progress();
+
+    BenchmarkSuite(Path root, boolean quick) {
+        this.root = root;
+        this.quick = quick;
+        this.plan = quick ? SuitePlan.quick() : SuitePlan.standard();
+    }
+
+    public static void main(String[] args) {
+        Path root = Path.of(args.length > 0 ? args[0] : ".").toAbsolutePath().normalize();
+        int status = 0;
+        try {
+            Path report = new BenchmarkSuite(root, Boolean.getBoolean("bench.quick")).run();
+            System.out.println("Report written to " + report);
+        } catch (RuntimeException e) {
+            e.printStackTrace();
+            status = 1;
+        }
+        // Every server is stopped by now; exit even if a library left a non-daemon thread behind.
+        System.exit(status);
+    }
+
+    Path run() {
+        Path runDir = root.resolve("bench/target/bench-run");
+        Path gatewayJar = root.resolve(GATEWAY_JAR);
+        awaitQuiet("JMH", Duration.ofSeconds(20));
+        progress.say("JMH micro-benchmarks (log: %s)", runDir.resolve("jmh.log"));
+        List<MicroResult> micro = MicroBenchmarks.run(runDir, quick);
+        micro.forEach(m -> progress.say("  %s %s: %.3f ± %.3f %s", m.benchmark(), m.params(), m.score(), m.error(),
+                m.unit()));
+
+        progress.say("starting redis-server, upstream and gateways (logs: %s)", runDir.resolve("logs"));
+        try (BenchEnvironment env = BenchEnvironment.start(runDir, gatewayJar)) {
+            MachineInfo machine = MachineInfo.collect(env.redisStats().version());
+            Map<String, GatewayVariant> names = new LinkedHashMap<>();
+            for (GatewayVariant variant : GatewayVariant.values()) {
+                names.put(variant.id(), variant);
+            }
+            List<GatewayProcess> gateways = env.startGateways(names);
+            progress.say("gateways ready");
+            double otherWork = awaitQuiet("the load runs", Duration.ofSeconds(6));
+
+            LoopResources loops = LoopResources.create("bench-load", 2, true);
+            List<HttpTarget> targets = new ArrayList<>();
+            try {
+                targets.add(new HttpTarget(Targets.DIRECT, env.upstreamUrl(), loops, Duration.ofSeconds(5)));
+                for (GatewayProcess gateway : gateways) {
+                    HttpTarget target = new HttpTarget(gateway.variant().label(), gateway.baseUrl(), loops,
+                            Duration.ofSeconds(5));
+                    VariantCheck.verify(target, gateway.variant());
+                    targets.add(target);
+                }
+                RequestMix mix = new RequestMix(BenchRoutes.BENCH_PATH, "tenant-", plan.latencyTenants());
+                for (HttpTarget target : targets) {
+                    boolean direct = target.name().equals(Targets.DIRECT);
+                    long served = WarmUp.run(target, mix, plan.warmUpRequests(),
+                            direct ? plan.warmUpMaxTime().dividedBy(5) : plan.warmUpMaxTime());
+                    progress.say("warm-up %s: %d requests", target.name(), served);
+                }
+
+                List<LatencyRun> latency = new LatencyAtFixedRates(targets, mix, env.redisStats(), progress,
+                        env::requireAllAlive)
+                        .run(plan.rates(), plan.minRounds(), plan.maxRounds(),
+                                progress.startNanos() + plan.lastRoundStart().toNanos(), plan.latencyRun(), plan.drain());
+                List<MaxThroughput.Run> throughput = new MaxThroughput(targets, mix, progress, env::requireAllAlive)
+                        .run(plan.throughputRepetitions(), plan.throughputConcurrency(), plan.throughputRampUp(),
+                                plan.throughputRun());
+                List<ClusterAccuracy.Result> accuracy = accuracy(env, gateways, loops);
+
+                env.stopGateways(gateways);
+                List<RedisMemoryPerBucket.Result> memory = memory(env, gatewayJar);
+
+                SuiteResults results = new SuiteResults(machine, otherWork, MachineInfo.loadAverage(), progress.elapsed(),
+                        plan,
+                        targets.stream().map(HttpTarget::name).toList(), micro, latency, throughput, accuracy, memory);
+                // A quick run proves the suite works; its figures must not replace the real report.
+                return BenchmarkReport.write(results, quick ? runDir.resolve("docs") : root.resolve("docs"));
+            } finally {
+                targets.forEach(HttpTarget::close);
+                loops.disposeLater().block(Duration.ofSeconds(5));
+            }
+        }
+    }
+
+    /**
+     * Other builds and tests share this machine. Waits a little (at most {@code maxWait}) for them
+     * to leave the CPUs alone, and says how busy they were: that noise is in the figures.
+     */
+    private double awaitQuiet(String before, Duration maxWait) {
+        double cores = CpuActivity.awaitQuiet(QUIET_BELOW_CORES, maxWait);
+        progress.say("cores used by other work before %s: %.2f", before, cores);
+        return cores;
+    }
+
+    /** Adds instances to the Tollgate and built-in gateways already running, then loads each cluster. */
+    private List<ClusterAccuracy.Result> accuracy(BenchEnvironment env, List<GatewayProcess> running,
+                                                  LoopResources loops) {
+        int extra = plan.accuracyInstances() - 1;
+        List<GatewayVariant> limiters = progress.elapsed().compareTo(plan.builtInAccuracyBy()) <= 0
+                ? List.of(GatewayVariant.TOLLGATE, GatewayVariant.BUILT_IN)
+                : List.of(GatewayVariant.TOLLGATE);
+        Map<String, GatewayVariant> extras = new LinkedHashMap<>();
+        for (int i = 2; i <= plan.accuracyInstances(); i++) {
+            for (GatewayVariant limiter : limiters) {
+                extras.put(limiter.id() + "-" + i, limiter);
+            }
+        }
+        progress.say("accuracy: starting %d more instances of %s", extra, limiters);
+        List<GatewayProcess> added = env.startGateways(extras);
+        List<ClusterAccuracy.Result> results = new ArrayList<>();
+        try {
+            // A cold instance is slow enough to time requests out, which would count as refusals;
+            // a short warm-up on the other route (its buckets are not the accuracy tenant's) avoids it.
+            RequestMix warmUpMix = new RequestMix(BenchRoutes.BENCH_PATH, "tenant-", plan.latencyTenants());
+            for (GatewayProcess g : added) {
+                HttpTarget target = new HttpTarget(g.name(), g.baseUrl(), loops, Duration.ofSeconds(5));
+                try {
+                    WarmUp.run(target, warmUpMix, ACCURACY_WARM_UP_REQUESTS, ACCURACY_WARM_UP_MAX_TIME);
+                } finally {
+                    target.close();
+                }
+            }
+            for (GatewayVariant variant : limiters) {
+                List<HttpTarget> cluster = new ArrayList<>();
+                for (GatewayProcess g : concat(running, added)) {
+                    if (g.variant() == variant) {
+                        cluster.add(new HttpTarget(g.name(), g.baseUrl(), loops, Duration.ofSeconds(5)));
+                    }
+                }
+                try {
+                    env.requireAllAlive();
+                    ClusterAccuracy.Result result = ClusterAccuracy.run(variant.label(), cluster, plan.accuracyRate(),
+                            plan.accuracyRun());
+                    progress.say("accuracy %s: %d instances admitted %d of limit %.0f (%.3f)", result.limiter(),
+                            result.instances(), result.admitted(), result.limit(), result.admittedOverLimit());
+                    results.add(result);
+                } finally {
+                    cluster.forEach(HttpTarget::close);
+                }
+            }
+        } finally {
+            env.stopGateways(added);
+        }
+        return results;
+    }
+
+    private List<RedisMemoryPerBucket.Result> memory(BenchEnvironment env, Path gatewayJar) {
+        RedisMemoryPerBucket memory = new RedisMemoryPerBucket(env.redis().host(), env.redis().port(),
+                env.redisStats());
+        List<RedisMemoryPerBucket.Result> results = new ArrayList<>();
+        results.add(memory.tollgate(plan.memoryTenants(), plan.memoryRoutes()));
+        results.add(memory.builtIn(BuiltInLimiterScript.readFrom(gatewayJar), plan.memoryTenants(),
+                plan.memoryRoutes()));
+        results.forEach(r -> progress.say("memory %s: %d buckets, %d keys, %.0f B per bucket (%.1f s)", r.limiter(),
+                r.buckets(), r.keys(), r.bytesPerBucket(), r.seconds()));
+        return results;
+    }
+
+    private static <T> List<T> concat(List<T> a, List<T> b) {
+        List<T> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+}

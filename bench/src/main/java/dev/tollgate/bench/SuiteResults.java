@@ -1,0 +1,23 @@
+package dev.tollgate.bench;
+
+import dev.tollgate.bench.machine.MachineInfo;
+import dev.tollgate.bench.scenario.ClusterAccuracy;
+import dev.tollgate.bench.scenario.LatencyRun;
+import dev.tollgate.bench.scenario.MaxThroughput;
+import dev.tollgate.bench.scenario.MicroResult;
+import dev.tollgate.bench.scenario.RedisMemoryPerBucket;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Everything one run of the suite measured, for the report.
+ *
+ * @param otherWorkCoresBefore cores used by other work just before the load runs
+ * @param targets the load targets in report order: direct to the upstream, then the gateways,
+ *                the no-limiter baseline first
+ */
+public record SuiteResults(MachineInfo machine, double otherWorkCoresBefore, String loadAverageAtEnd, Duration elapsed, SuitePlan plan,
+                           List<String> targets, List<MicroResult> micro, List<LatencyRun> latency,
+                           List<MaxThroughput.Run> throughput, List<ClusterAccuracy.Result> accuracy,
+                           List<RedisMemoryPerBucket.Result> memory) {
+}

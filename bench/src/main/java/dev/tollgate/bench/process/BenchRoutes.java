@@ -1,0 +1,27 @@
+package dev.tollgate.bench.process;
+
+/**
+ * The routes and limits every gateway of the benchmark is started with.
+ *
+ * <p>{@code bench} is the route the latency and throughput runs use: its limit is so high that
+ * every request is admitted, so each variant does its full work (decide, then forward) on every
+ * request. {@code accuracy} has a real limit, shared by all instances, for the accuracy run.
+ */
+public final class BenchRoutes {
+
+    public static final String BENCH_ROUTE = "bench";
+    public static final String BENCH_PATH = "/bench/item";
+
+    /** Never reached by the latency runs: 10^6 tokens of burst, refilled at 10^6 per second. */
+    public static final long UNREACHED_CAPACITY = 1_000_000;
+    public static final long UNREACHED_RATE = 1_000_000;
+
+    public static final String ACCURACY_ROUTE = "accuracy";
+    public static final String ACCURACY_PATH = "/accuracy/item";
+    public static final String ACCURACY_TENANT = "accuracy-tenant";
+    public static final long ACCURACY_CAPACITY = 100;
+    public static final long ACCURACY_RATE = 100;
+
+    private BenchRoutes() {
+    }
+}

@@ -1,0 +1,111 @@
+package dev.tollgate.bench.process;
+
+import dev.tollgate.bench.builtin.BuiltInLimiterPlugin;
+import dev.tollgate.testkit.FreePort;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Starts gateways, each in a JVM of its own so that none shares a heap or a JIT with the load
+ * generator or another gateway.
+ *
+ * <p>Tollgate and the no-limiter baseline run as {@code java -jar tollgate-gateway.jar}. The
+ * built-in-limiter baseline runs the same jar through Spring Boot's {@code PropertiesLauncher}
+ * (shipped in every Boot jar) so that {@code loader.path} can add one KeyResolver bean to it.
+ */
+public final class GatewayLauncher {
+
+    private static final String PROPERTIES_LAUNCHER = "org.springframework.boot.loader.launch.PropertiesLauncher";
+    private static final String GATEWAY_MAIN = "dev.tollgate.gateway.TollgateApplication";
+    private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(120);
+
+    private final ChildProcesses processes;
+    private final Path gatewayJar;
+    private final Path pluginDir;
+    private final String upstreamUrl;
+    private final int redisPort;
+
+    public GatewayLauncher(ChildProcesses processes, Path gatewayJar, Path runDir, String upstreamUrl, int redisPort) {
+        if (!Files.isRegularFile(gatewayJar)) {
+            throw new IllegalArgumentException("no gateway jar at " + gatewayJar
+                    + "; build it first: ./mvnw -q -pl gateway,bench -am package -DskipTests");
+        }
+        this.processes = processes;
+        this.gatewayJar = gatewayJar;
+        this.pluginDir = BuiltInLimiterPlugin.writeTo(runDir.resolve("builtin-limiter-plugin"));
+        this.upstreamUrl = upstreamUrl;
+        this.redisPort = redisPort;
+    }
+
+    /** Starts the gateways in parallel (startup is the slow part) and waits until all are ready. */
+    public List<GatewayProcess> startAll(Map<String, GatewayVariant> byName) {
+        List<GatewayProcess> started = new ArrayList<>();
+        byName.forEach((name, variant) -> started.add(launch(name, variant)));
+        for (GatewayProcess gateway : started) {
+            awaitReady(gateway);
+        }
+        return started;
+    }
+
+    private GatewayProcess launch(String name, GatewayVariant variant) {
+        int port = FreePort.find();
+        List<String> command = new ArrayList<>(JavaCommand.JVM_OPTIONS);
+        if (variant == GatewayVariant.BUILT_IN) {
+            command.add("-Dloader.path=" + pluginDir);
+            command.add("-Dloader.main=" + GATEWAY_MAIN);
+            command.add("-cp");
+            command.add(gatewayJar.toString());
+            command.add(PROPERTIES_LAUNCHER);
+        } else {
+            command.add("-jar");
+            command.add(gatewayJar.toString());
+        }
+        GatewayProperties.of(variant, port, upstreamUrl, redisPort)
+                .forEach((key, value) -> command.add("--" + key + "=" + value));
+        return new GatewayProcess(name, variant, port, processes.startJava(name, command));
+    }
+
+    private static void awaitReady(GatewayProcess gateway) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        HttpRequest health = HttpRequest.newBuilder(URI.create(gateway.baseUrl() + "/actuator/health"))
+                .timeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!gateway.process().isAlive()) {
+                throw new IllegalStateException(gateway.name() + " exited during startup:\n"
+                        + gateway.process().logTail(40));
+            }
+            try {
+                if (http.send(health, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            sleep(200);
+        }
+        throw new IllegalStateException(gateway.name() + " not ready within " + STARTUP_TIMEOUT + ":\n"
+                + gateway.process().logTail(40));
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package dev.tollgate.bench.process;
+
+import static dev.tollgate.bench.process.BenchRoutes.ACCURACY_CAPACITY;
+import static dev.tollgate.bench.process.BenchRoutes.ACCURACY_RATE;
+import static dev.tollgate.bench.process.BenchRoutes.ACCURACY_ROUTE;
+import static dev.tollgate.bench.process.BenchRoutes.ACCURACY_TENANT;
+import static dev.tollgate.bench.process.BenchRoutes.BENCH_ROUTE;
+import static dev.tollgate.bench.process.BenchRoutes.UNREACHED_CAPACITY;
+import static dev.tollgate.bench.process.BenchRoutes.UNREACHED_RATE;
+
+import dev.tollgate.bench.builtin.ApiKeyResolverAutoConfiguration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The command-line properties of one gateway of the benchmark. Everything but the limiter is the
+ * same for every variant: port, Redis, routes, logging.
+ */
+final class GatewayProperties {
+
+    private static final String ROUTES = "spring.cloud.gateway.server.webflux.routes";
+
+    private GatewayProperties() {
+    }
+
+    static Map<String, String> of(GatewayVariant variant, int port, String upstreamUrl, int redisPort) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("server.port", Integer.toString(port));
+        p.put("server.address", "127.0.0.1");
+        p.put("spring.main.banner-mode", "off");
+        p.put("logging.level.root", "WARN");
+        p.put("spring.data.redis.host", "127.0.0.1");
+        p.put("spring.data.redis.port", Integer.toString(redisPort));
+        // Rules from these properties, no database: the benchmark measures the request path.
+        p.put("tollgate.source", "static");
+        // Several gateways run side by side: no management server (it would want port 8081 each).
+        p.put("management.server.port", "-1");
+        route(p, 0, BENCH_ROUTE, upstreamUrl);
+        route(p, 1, ACCURACY_ROUTE, upstreamUrl);
+        switch (variant) {
+            case NO_LIMITER -> p.put("tollgate.enabled", "false");
+            case TOLLGATE -> {
+                p.put("tollgate.default-rule.capacity", Long.toString(UNREACHED_CAPACITY));
+                p.put("tollgate.default-rule.refill-per-second", Long.toString(UNREACHED_RATE));
+                p.put("tollgate.rules[0].tenant", ACCURACY_TENANT);
+                p.put("tollgate.rules[0].route", ACCURACY_ROUTE);
+                p.put("tollgate.rules[0].capacity", Long.toString(ACCURACY_CAPACITY));
+                p.put("tollgate.rules[0].refill-per-second", Long.toString(ACCURACY_RATE));
+            }
+            case BUILT_IN -> {
+                p.put("tollgate.enabled", "false");
+                builtInLimiter(p, 0, UNREACHED_RATE, UNREACHED_CAPACITY);
+                builtInLimiter(p, 1, ACCURACY_RATE, ACCURACY_CAPACITY);
+            }
+        }
+        return p;
+    }
+
+    private static void route(Map<String, String> p, int index, String id, String uri) {
+        String prefix = ROUTES + "[" + index + "].";
+        p.put(prefix + "id", id);
+        p.put(prefix + "uri", uri);
+        p.put(prefix + "predicates[0]", "Path=/" + id + "/**");
+    }
+
+    /** Spring Cloud Gateway's documented RequestRateLimiter configuration, as properties. */
+    private static void builtInLimiter(Map<String, String> p, int routeIndex, long rate, long burst) {
+        String filter = ROUTES + "[" + routeIndex + "].filters[0].";
+        p.put(filter + "name", "RequestRateLimiter");
+        p.put(filter + "args[redis-rate-limiter.replenishRate]", Long.toString(rate));
+        p.put(filter + "args[redis-rate-limiter.burstCapacity]", Long.toString(burst));
+        p.put(filter + "args[redis-rate-limiter.requestedTokens]", "1");
+        p.put(filter + "args[key-resolver]", "#{@" + ApiKeyResolverAutoConfiguration.BEAN_NAME + "}");
+    }
+}

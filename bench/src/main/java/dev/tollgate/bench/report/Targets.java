@@ -1,0 +1,15 @@
+package dev.tollgate.bench.report;
+
+import dev.tollgate.bench.process.GatewayVariant;
+
+/** Names of the load targets as they appear in the report. */
+public final class Targets {
+
+    public static final String DIRECT = "direct to upstream";
+    public static final String NO_LIMITER = GatewayVariant.NO_LIMITER.label();
+    public static final String TOLLGATE = GatewayVariant.TOLLGATE.label();
+    public static final String BUILT_IN = GatewayVariant.BUILT_IN.label();
+
+    private Targets() {
+    }
+}

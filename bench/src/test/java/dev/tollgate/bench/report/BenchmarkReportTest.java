@@ -1,0 +1,94 @@
+package dev.tollgate.bench.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tollgate.bench.SuitePlan;
+import dev.tollgate.bench.SuiteResults;
+import dev.tollgate.bench.load.LoadResult;
+import dev.tollgate.bench.machine.MachineInfo;
+import dev.tollgate.bench.redis.CommandCounts;
+import dev.tollgate.bench.scenario.ClusterAccuracy;
+import dev.tollgate.bench.scenario.LatencyRun;
+import dev.tollgate.bench.scenario.MaxThroughput;
+import dev.tollgate.bench.scenario.MicroResult;
+import dev.tollgate.bench.scenario.RedisMemoryPerBucket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The report's arithmetic on made-up runs whose answers are known. */
+class BenchmarkReportTest {
+
+    private static final double RATE = 2000;
+    private static final List<String> TARGETS =
+            List.of(Targets.DIRECT, Targets.NO_LIMITER, Targets.TOLLGATE, Targets.BUILT_IN);
+
+    @Test
+    void addedLatencyIsTakenWithinEachRoundAndJudgedAgainstTheTargets(@TempDir Path docs) throws Exception {
+        List<LatencyRun> latency = new ArrayList<>();
+        for (int round = 1; round <= 3; round++) {
+            long noise = round * 700L; // a machine slower in some rounds than others
+            latency.add(run(round, Targets.DIRECT, 200 + noise, Map.of()));
+            latency.add(run(round, Targets.NO_LIMITER, 1000 + noise, Map.of()));
+            latency.add(run(round, Targets.TOLLGATE, 1500 + noise,
+                    Map.of("evalsha", 1000L, "time", 1000L, "hmget", 1000L, "hset", 1000L, "pexpire", 1000L)));
+            latency.add(run(round, Targets.BUILT_IN, 2500 + noise,
+                    Map.of("evalsha", 1000L, "get", 2000L, "setex", 2000L)));
+        }
+        List<MaxThroughput.Run> throughput = List.of(
+                new MaxThroughput.Run(1, Targets.DIRECT, closed(20000), 0.1),
+                new MaxThroughput.Run(1, Targets.NO_LIMITER, closed(4000), 0.1),
+                new MaxThroughput.Run(1, Targets.TOLLGATE, closed(3000), 0.1),
+                new MaxThroughput.Run(1, Targets.BUILT_IN, closed(2000), 0.1));
+        SuiteResults results = new SuiteResults(
+                new MachineInfo("2025-01-01 00:00 UTC", 2, "CPU", "24 GiB", "Linux", "Java 17", "redis-server 7", "0.1"),
+                0.05, "0.2", Duration.ofSeconds(300), plan(), TARGETS,
+                List.of(new MicroResult("RuleLoadBenchmark.buildRuleSet", "source=generated", 40, 2, "ms/op")),
+                latency, throughput,
+                List.of(new ClusterAccuracy.Result(Targets.TOLLGATE, 3, 600, 6, 3600, 690, 2910, 0, 700)),
+                List.of(new RedisMemoryPerBucket.Result(Targets.TOLLGATE, 300_000, 300_000, 60_000_000, 5, 90)));
+
+        Path file = BenchmarkReport.write(results, docs);
+        String md = Files.readString(file);
+
+        assertThat(md)
+                .contains("| latency added at 2,000 req/s, p99 | +0.50 ms | +1.50 ms |")
+                .contains("| Tollgate's added p99 ≤ 1.00 ms at 2,000 req/s | +0.50 ms (per round: +0.50 ms, +0.50 ms, +0.50 ms) | **met** |")
+                .contains("+0.50 ms vs +1.50 ms")
+                .contains("| maximum throughput (no limiter: 4,000 req/s) | 3,000 req/s (75% of no limiter) | 2,000 req/s (50%) |")
+                .contains("| Redis round trips per request | 1.00 | 1.00 |")
+                .contains("| Redis commands executed per request (inside the script included) | 5.00 | 5.00 |")
+                .contains("| admitted / limit, 3 instances, one tenant | 0.986 | n/a |")
+                .contains("| Redis memory per bucket | 200 B | n/a |");
+        assertThat(docs.resolve("benchmarks/latency-p99.png")).isRegularFile();
+        assertThat(docs.resolve("benchmarks/added-latency.png")).isRegularFile();
+        assertThat(docs.resolve("benchmarks/throughput.png")).isRegularFile();
+    }
+
+    private static SuitePlan plan() {
+        SuitePlan standard = SuitePlan.standard();
+        return new SuitePlan(List.of(RATE), 3, 3, standard.lastRoundStart(), standard.latencyRun(),
+                standard.drain(), standard.warmUpRequests(), standard.warmUpMaxTime(), standard.latencyTenants(), 1,
+                standard.throughputConcurrency(), standard.throughputRampUp(), standard.throughputRun(), 3,
+                standard.builtInAccuracyBy(), 600, standard.accuracyRun(), standard.memoryTenants(),
+                standard.memoryRoutes(), RATE);
+    }
+
+    /** 1000 responses that all took {@code micros}. */
+    private static LatencyRun run(int round, String target, long micros, Map<String, Long> commands) {
+        Histogram latency = new Histogram(3);
+        latency.recordValueWithCount(micros, 1000);
+        LoadResult result = new LoadResult(target, RATE, 1000, 1000, 0, 0, 0, 0.5, 0.5, latency, new Histogram(3));
+        return new LatencyRun(round, RATE, target, result, new CommandCounts(commands), 0.25 * round);
+    }
+
+    private static LoadResult closed(long perSecond) {
+        return new LoadResult("t", 0, perSecond, perSecond, 0, 0, 0, 1, Double.NaN, new Histogram(3), new Histogram(3));
+    }
+}
