@@ -100,6 +100,16 @@ final class RunningGateway implements AutoCloseable {
     private static HttpResponse<String> exchange(HttpRequest request) {
         try {
             return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (java.net.http.HttpTimeoutException e) {
+            StringBuilder dump = new StringBuilder("HTTP timeout on " + request.uri() + "; threads:\n");
+            Thread.getAllStackTraces().forEach((t, st) -> {
+                dump.append(t.getName()).append(' ').append(t.getState()).append('\n');
+                for (StackTraceElement el : st) {
+                    dump.append("    at ").append(el).append('\n');
+                }
+            });
+            System.err.println(dump);
+            throw new UncheckedIOException(e);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
