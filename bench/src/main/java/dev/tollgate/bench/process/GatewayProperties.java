@@ -33,8 +33,9 @@ final class GatewayProperties {
         p.put("spring.data.redis.port", Integer.toString(redisPort));
         // Rules from these properties, no database: the benchmark measures the request path.
         p.put("tollgate.source", "static");
-        // Several gateways run side by side: no management server (it would want port 8081 each).
-        p.put("management.server.port", "-1");
+        // Several gateways run side by side: actuator on each one's own port (health is the
+        // readiness probe), not on the default separate port 8081 they would all want.
+        p.put("management.server.port", Integer.toString(port));
         route(p, 0, BENCH_ROUTE, upstreamUrl);
         route(p, 1, ACCURACY_ROUTE, upstreamUrl);
         switch (variant) {
