@@ -50,13 +50,14 @@ class OpenLoopLoadTest {
 
     @Test
     void closedLoopReportsCompletionsPerSecondOfTheMeasuredWindow() {
+        // A ramp-up first: on a busy machine the first connections alone can take a second.
         LoadResult result = new ClosedLoopLoad(target, RequestMix.singleTenant("/x", "t"))
-                .run(4, Duration.ZERO, Duration.ofSeconds(1));
+                .run(4, Duration.ofSeconds(1), Duration.ofSeconds(2));
 
         assertThat(result.ok()).isPositive();
         assertThat(result.sent()).isGreaterThanOrEqualTo(result.ok());
         assertThat(result.errors()).isZero();
-        assertThat(result.achievedRate()).isEqualTo(result.ok() / 1.0, Offset.offset(1e-6));
+        assertThat(result.achievedRate()).isEqualTo(result.ok() / 2.0, Offset.offset(1e-6));
     }
 
     @Test
