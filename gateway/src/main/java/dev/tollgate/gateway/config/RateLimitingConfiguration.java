@@ -33,8 +33,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/** Wires the rate-limit filter: rules, tenants, the Redis path and its local fallback. */
+/**
+ * Wires the rate-limit filter: rules, tenants, the Redis path and its local fallback. With
+ * {@code tollgate.enabled=false} none of it exists (nor does {@link RedisStoreConfiguration}): the
+ * gateway forwards without limiting, opens no Redis connection, and, above all, sends no heartbeat,
+ * so it is not counted among the instances the local fallback divides limits by. The benchmark's
+ * "no limiter" baseline is this very application with the switch off.
+ */
 @Configuration(proxyBeanMethods = false)
+@ConditionalOnProperty(name = "tollgate.enabled", havingValue = "true", matchIfMissing = true)
 class RateLimitingConfiguration {
 
     @Bean
@@ -132,12 +139,7 @@ class RateLimitingConfiguration {
         return new RateLimiterHealthIndicator(redisCircuitBreaker, connector, instances);
     }
 
-    /**
-     * {@code tollgate.enabled=false} leaves the filter out, so the gateway forwards without limiting:
-     * the benchmark's "no limiter" baseline is this very application with the switch off.
-     */
     @Bean
-    @ConditionalOnProperty(name = "tollgate.enabled", havingValue = "true", matchIfMissing = true)
     RateLimitFilter rateLimitFilter(TollgateProperties properties, TenantResolver tenants, RuleBook rules,
                                     FailoverRateLimiter limiter, DecisionMetrics metrics,
                                     ObservabilityProperties observability) {

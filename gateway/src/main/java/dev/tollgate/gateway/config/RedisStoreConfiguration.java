@@ -23,6 +23,7 @@ import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderC
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -33,6 +34,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * on it, without requiring Redis to be up at start.
  */
 @Configuration(proxyBeanMethods = false)
+@ConditionalOnProperty(name = "tollgate.enabled", havingValue = "true", matchIfMissing = true)
 class RedisStoreConfiguration {
 
     private static final int WARM_UP_CALLS = 20;
