@@ -94,7 +94,7 @@ public final class LeasingBucketStore implements BucketStore, AutoCloseable {
     private CompletionStage<Decision> perform(KeyLease.Step step, KeyLease lease, BucketKey key, BucketLimits limits) {
         if (step instanceof KeyLease.Decided decided) {
             localDecisions.increment();
-            return CompletableFuture.completedFuture(decided.decision());
+            return CompletableFuture.completedFuture(decided.decision().fromLease());
         }
         if (step instanceof KeyLease.Fetch fetch) {
             return fetch(fetch, lease, key, limits);

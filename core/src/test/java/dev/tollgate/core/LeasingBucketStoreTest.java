@@ -67,6 +67,23 @@ class LeasingBucketStoreTest {
     }
 
     @Test
+    void decisionsMadeFromALeaseSaySoAndNoOthers() {
+        LeasingBucketStore store = leasing(new LeasePolicy(100, 100, 50, 0.1, 1000));
+        BucketLimits limits = RateLimitRule.of(10_000, 1000).limits();
+        int fromLease = 0;
+        for (int ms = 0; ms < 2000; ms++) {
+            if (acquire(store, key("flagged"), limits).servedFromLease()) {
+                fromLease++;
+            }
+            clock.advanceMillis(1);
+        }
+        // Every request is either decided from the lease (flagged) or made a call (not flagged).
+        assertThat(fromLease).isEqualTo(store.localDecisions()).isPositive();
+        assertThat(fromLease + store.perRequestCalls() + store.leaseCalls()).isEqualTo(2000);
+        assertThat(acquire(store, key("cold-one"), limits).servedFromLease()).isFalse();
+    }
+
+    @Test
     void theCapacityShareBoundsTheBatch() {
         LeasingBucketStore store = leasing(new LeasePolicy(0, 1000, 1000, 0.25, 1000));
         BucketLimits limits = RateLimitRule.of(40, 1).limits();

@@ -14,7 +14,7 @@ import java.util.concurrent.TimeoutException;
  *
  * <ul>
  *   <li>{@code tollgate.decisions} (counter; tags {@code route}, {@code outcome} =
- *       allowed|rejected|shadow-rejected, {@code source} = redis|local-fallback)</li>
+ *       allowed|rejected|shadow-rejected, {@code source} = redis|lease|local-fallback)</li>
  *   <li>{@code tollgate.tenant.decisions} (counter; tags {@code tenant}, {@code route},
  *       {@code outcome}): listed tenants only</li>
  *   <li>{@code tollgate.redis.latency} (timer): Redis decision round trips that succeeded</li>

@@ -45,6 +45,11 @@ public final class FailoverRateLimiter {
             return Mono.fromCompletionStage(() -> redis.tryAcquire(key, rule.limits()))
                     .timeout(timeout)
                     .map(decision -> {
+                        if (decision.servedFromLease()) {
+                            // No Redis call was made: it tells the breaker and the latency timer nothing.
+                            breaker.releasePermission();
+                            return new SourcedDecision(decision, DecisionSource.LEASE);
+                        }
                         long elapsed = System.nanoTime() - start;
                         breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
                         metrics.redisLatency(elapsed);
