@@ -1,6 +1,8 @@
 package dev.tollgate.bench.scenario;
 
+import dev.tollgate.bench.jmh.DirectoryLoadBenchmark;
 import dev.tollgate.bench.jmh.KeyEncodingBenchmark;
+import dev.tollgate.bench.jmh.LeaseHitBenchmark;
 import dev.tollgate.bench.jmh.LocalDecisionBenchmark;
 import dev.tollgate.bench.jmh.RedisRoundTripBenchmark;
 import dev.tollgate.bench.jmh.RuleLoadBenchmark;
@@ -23,20 +25,20 @@ import org.openjdk.jmh.runner.options.TimeValue;
 /**
  * Runs the JMH benchmarks of {@code dev.tollgate.bench.jmh}, one fork each, with short iterations
  * so the whole suite fits its time budget: 2 warm-up and 4 measured iterations of 1 s (the decision
- * paths reach steady state within the first second). JMH's own output goes to {@code jmh.log} in
- * the run directory.
+ * paths reach steady state within the first second). A single-shot benchmark
+ * ({@link DirectoryLoadBenchmark}, about a second per operation) makes as many shots instead. JMH's
+ * own output goes to {@code jmh.log} in the run directory.
  */
 public final class MicroBenchmarks {
 
-    /**
-     * The benchmarks, in the order of the report. A lease-hit benchmark (issue 5) will join
-     * them when token leases land.
-     */
+    /** The benchmarks, in the order of the report. */
     static final List<Class<?>> BENCHMARKS = List.of(
             LocalDecisionBenchmark.class,
+            LeaseHitBenchmark.class,
             KeyEncodingBenchmark.class,
             RedisRoundTripBenchmark.class,
-            RuleLoadBenchmark.class);
+            RuleLoadBenchmark.class,
+            DirectoryLoadBenchmark.class);
 
     public static final int WARMUP_ITERATIONS = 2;
     public static final int MEASUREMENT_ITERATIONS = 4;
@@ -72,13 +74,16 @@ public final class MicroBenchmarks {
             for (String key : r.getParams().getParamsKeys()) {
                 params.put(key, r.getParams().getParam(key));
             }
+            Map<String, Double> counters = new TreeMap<>();
+            r.getSecondaryResults().forEach((name, result) -> counters.put(name, result.getScore()));
             out.add(new MicroResult(
                     label.substring(label.lastIndexOf('.', label.lastIndexOf('.') - 1) + 1),
                     params.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
                             .collect(Collectors.joining(", ")),
                     r.getPrimaryResult().getScore(),
                     r.getPrimaryResult().getScoreError(),
-                    r.getPrimaryResult().getScoreUnit()));
+                    r.getPrimaryResult().getScoreUnit(),
+                    counters));
         }
         out.sort(Comparator.comparingInt(MicroBenchmarks::order));
         return out;
