@@ -41,6 +41,19 @@ public final class LocalBucketStore implements BucketStore, TokenLeaseSource {
         return decision[0];
     }
 
+    /**
+     * Takes {@code micros} from a bucket, or all it holds if that is less, without deciding
+     * anything: for admissions decided elsewhere that this bucket should account for.
+     */
+    public void spend(BucketKey key, BucketLimits limits, long micros) {
+        long now = clock.millis();
+        buckets.compute(key, (k, bucket) -> {
+            LocalTokenBucket b = bucket != null ? bucket : new LocalTokenBucket(limits, now);
+            b.spend(limits, now, micros);
+            return b;
+        });
+    }
+
     @Override
     public CompletionStage<LeaseGrant> takeUpTo(BucketKey key, BucketLimits limits, long maxMicros) {
         long now = clock.millis();

@@ -11,6 +11,14 @@ import java.util.function.IntSupplier;
  * uneven spreading the cluster admits less than the rule (an instance cannot borrow an idle one's
  * share); with a stale N it admits up to {@code trueN / N} times the rule. The rounding of each
  * share is bounded in {@link BucketLimits#dividedAmong(int)}.
+ *
+ * <p>While Redis decides, {@link #recordAdmitted} takes each admitted request's cost from the same
+ * local share, so the local buckets follow what this instance has let through. Without that, every
+ * switch to the fallback would start from full local buckets and hand the cluster one more burst (up
+ * to the capacity) on top of what Redis had just admitted, once per switch if the breaker flaps.
+ * With it, a switch continues from this instance's recent use: no extra burst when traffic is spread
+ * evenly, and at most the shares of the instances that had been idle (below {@code (N − 1)/N} of
+ * the capacity) otherwise.
  */
 public final class LocalFallbackLimiter {
 
@@ -31,6 +39,17 @@ public final class LocalFallbackLimiter {
     public Decision tryAcquire(String tenant, String route, RateLimitRule rule) {
         int n = Math.max(1, instanceCount.getAsInt());
         return store.acquire(new BucketKey(tenant, route), rule.limits().dividedAmong(n));
+    }
+
+    /**
+     * Takes the cost of a request admitted elsewhere (by Redis, or from a lease) from this
+     * instance's share, or all that is left of it; decides nothing, and never takes a bucket below
+     * empty.
+     */
+    public void recordAdmitted(String tenant, String route, RateLimitRule rule) {
+        int n = Math.max(1, instanceCount.getAsInt());
+        BucketLimits share = rule.limits().dividedAmong(n);
+        store.spend(new BucketKey(tenant, route), share, share.costMicros());
     }
 
     /** Drops buckets that are full; see {@link LocalBucketStore#evictFullBuckets()}. */

@@ -25,6 +25,12 @@ final class LocalTokenBucket {
         return TokenBucketMath.decision(allowed, tokens, current);
     }
 
+    /** Takes {@code micros}, or all it holds if that is less; decides nothing. */
+    void spend(BucketLimits current, long nowMillis, long micros) {
+        refillTo(current, nowMillis);
+        tokens -= Math.min(tokens, micros);
+    }
+
     /** Takes as many whole requests' cost as it holds, up to {@code maxMicros}. */
     LeaseGrant takeUpTo(BucketLimits current, long nowMillis, long maxMicros) {
         refillTo(current, nowMillis);

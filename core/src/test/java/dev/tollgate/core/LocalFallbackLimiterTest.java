@@ -97,6 +97,35 @@ class LocalFallbackLimiterTest {
     }
 
     @Test
+    void admissionsRecordedWhileRedisDecidedAreTakenFromTheShare() {
+        var limiter = new LocalFallbackLimiter(4, clock);
+        var rule = RateLimitRule.of(200, 100); // per instance: burst 50, 25 tokens/s
+        for (int i = 0; i < 30; i++) {
+            limiter.recordAdmitted("t", "r", rule);
+        }
+        assertThat(allowed(limiter, rule, 100)).isEqualTo(20);
+
+        // Recording more than the share empties it and no further: the refill counts from zero.
+        for (int i = 0; i < 80; i++) {
+            limiter.recordAdmitted("t", "r", rule);
+        }
+        clock.advanceMillis(400);
+        assertThat(allowed(limiter, rule, 100)).isEqualTo(10);
+        // Other keys keep their whole share.
+        assertThat(limiter.tryAcquire("other", "r", rule).remaining()).isEqualTo(49);
+    }
+
+    private static int allowed(LocalFallbackLimiter limiter, RateLimitRule rule, int requests) {
+        int allowed = 0;
+        for (int i = 0; i < requests; i++) {
+            if (limiter.tryAcquire("t", "r", rule).allowed()) {
+                allowed++;
+            }
+        }
+        return allowed;
+    }
+
+    @Test
     void aShareNeverDropsBelowOneRequest() {
         var limiter = new LocalFallbackLimiter(20, clock);
         var rule = RateLimitRule.of(2, 1); // 2/20 of a token would never admit anything

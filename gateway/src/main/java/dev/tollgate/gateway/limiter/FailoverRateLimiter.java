@@ -15,9 +15,11 @@ import reactor.core.publisher.Mono;
  * timeout: each Redis call is cut off after {@code timeout}; failures and timeouts feed a circuit
  * breaker, and while it is open no Redis call is made at all, so no request pays the timeout.
  *
- * <p>Error bound while falling back: see {@link LocalFallbackLimiter}. On switching to the
- * fallback, local buckets start full, so a tenant that had just emptied its Redis bucket may be
- * admitted up to one more (shared-out) burst: at most the rule's capacity across the cluster.
+ * <p>Error bound while falling back: see {@link LocalFallbackLimiter}. Every request Redis (or a
+ * lease) admits is also taken from this instance's local share, so a switch to the fallback carries
+ * on from this instance's recent use instead of a full local burst: with traffic spread evenly over
+ * the instances no extra burst is admitted at the switch; otherwise at most the shares of the
+ * instances that had been idle, below {@code (N − 1)/N} of the capacity per switch.
  */
 public final class FailoverRateLimiter {
 
@@ -45,6 +47,9 @@ public final class FailoverRateLimiter {
             return Mono.fromCompletionStage(() -> redis.tryAcquire(key, rule.limits()))
                     .timeout(timeout)
                     .map(decision -> {
+                        if (decision.allowed()) {
+                            fallback.recordAdmitted(key.tenant(), key.route(), rule);
+                        }
                         if (decision.servedFromLease()) {
                             // No Redis call was made: it tells the breaker and the latency timer nothing.
                             breaker.releasePermission();
