@@ -11,6 +11,7 @@ import dev.tollgate.bench.machine.CpuActivity;
 import dev.tollgate.bench.machine.MachineInfo;
 import dev.tollgate.bench.report.Targets;
 import dev.tollgate.bench.scenario.ClusterAccuracy;
+import dev.tollgate.bench.scenario.HotKeyCost;
 import dev.tollgate.bench.scenario.LatencyAtFixedRates;
 import dev.tollgate.bench.scenario.LatencyRun;
 import dev.tollgate.bench.scenario.MaxThroughput;
@@ -113,14 +114,16 @@ public final class BenchmarkSuite {
                 List<MaxThroughput.Run> throughput = new MaxThroughput(targets, mix, progress, env::requireAllAlive)
                         .run(plan.throughputRepetitions(), plan.throughputConcurrency(), plan.throughputRampUp(),
                                 plan.throughputRun());
-                List<ClusterAccuracy.Result> accuracy = accuracy(env, gateways, loops);
+                List<HotKeyCost.Result> hotKey = new ArrayList<>();
+                List<ClusterAccuracy.Result> accuracy = accuracy(env, gateways, loops, hotKey);
 
                 env.stopGateways(gateways);
                 List<RedisMemoryPerBucket.Result> memory = memory(env, gatewayJar);
 
                 SuiteResults results = new SuiteResults(machine, otherWork, MachineInfo.loadAverage(), progress.elapsed(),
                         plan,
-                        targets.stream().map(HttpTarget::name).toList(), micro, latency, throughput, accuracy, memory);
+                        targets.stream().map(HttpTarget::name).toList(), micro, latency, throughput, accuracy, memory,
+                        hotKey);
                 // A quick run proves the suite works; its figures must not replace the real report.
                 return BenchmarkReport.write(results, quick ? runDir.resolve("docs") : root.resolve("docs"));
             } finally {
@@ -140,9 +143,12 @@ public final class BenchmarkSuite {
         return cores;
     }
 
-    /** Adds instances to the Tollgate and built-in gateways already running, then loads each cluster. */
+    /**
+     * Adds instances to the Tollgate and built-in gateways already running, then loads each cluster;
+     * the Tollgate cluster also serves the hot-key run, whose result goes to {@code hotKey}.
+     */
     private List<ClusterAccuracy.Result> accuracy(BenchEnvironment env, List<GatewayProcess> running,
-                                                  LoopResources loops) {
+                                                  LoopResources loops, List<HotKeyCost.Result> hotKey) {
         int extra = plan.accuracyInstances() - 1;
         List<GatewayVariant> limiters = progress.elapsed().compareTo(plan.builtInAccuracyBy()) <= 0
                 ? List.of(GatewayVariant.TOLLGATE, GatewayVariant.BUILT_IN)
@@ -182,6 +188,13 @@ public final class BenchmarkSuite {
                     progress.say("accuracy %s: %d instances admitted %d of limit %.0f (%.3f)", result.limiter(),
                             result.instances(), result.admitted(), result.limit(), result.admittedOverLimit());
                     results.add(result);
+                    if (variant == GatewayVariant.TOLLGATE) {
+                        HotKeyCost.Result hot = HotKeyCost.run(cluster, env.redisStats(), plan.hotKeyRate(),
+                                plan.hotKeyRun());
+                        progress.say("hot key: %d instances, %d admitted of %d, %d Redis script calls (%.4f per admitted)",
+                                hot.instances(), hot.admitted(), hot.sent(), hot.scriptCalls(), hot.callsPerAdmitted());
+                        hotKey.add(hot);
+                    }
                 } finally {
                     cluster.forEach(HttpTarget::close);
                 }

@@ -29,6 +29,8 @@ import java.util.List;
  * @param memoryTenants         tenants whose buckets fill Redis in the memory run
  * @param memoryRoutes          routes per tenant in the memory run
  * @param headlineRate          the rate the latency target is set at
+ * @param hotKeyRate            total request rate of the hot-key run (one tenant, within its limit)
+ * @param hotKeyRun             length of the hot-key run
  */
 public record SuitePlan(List<Double> rates, int minRounds, int maxRounds, Duration lastRoundStart,
                         Duration latencyRun, Duration drain,
@@ -36,7 +38,8 @@ public record SuitePlan(List<Double> rates, int minRounds, int maxRounds, Durati
                         int throughputRepetitions, int throughputConcurrency, Duration throughputRampUp,
                         Duration throughputRun, int accuracyInstances, Duration builtInAccuracyBy,
                         double accuracyRate, Duration accuracyRun,
-                        int memoryTenants, List<String> memoryRoutes, double headlineRate) {
+                        int memoryTenants, List<String> memoryRoutes, double headlineRate,
+                        double hotKeyRate, Duration hotKeyRun) {
 
     public static SuitePlan standard() {
         return new SuitePlan(List.of(500.0, 1000.0, 2000.0), 3, 5, Duration.ofSeconds(350),
@@ -44,7 +47,8 @@ public record SuitePlan(List<Double> rates, int minRounds, int maxRounds, Durati
                 40_000, Duration.ofSeconds(25), 1000,
                 3, 64, Duration.ofSeconds(1), Duration.ofSeconds(3),
                 3, Duration.ofSeconds(440), 600, Duration.ofSeconds(6),
-                100_000, List.of("create-order", "list-orders", "catalog"), 2000);
+                100_000, List.of("create-order", "list-orders", "catalog"), 2000,
+                1500, Duration.ofSeconds(4));
     }
 
     /** Every step with tiny sizes: checks the suite works end to end; its figures mean nothing. */
@@ -53,6 +57,7 @@ public record SuitePlan(List<Double> rates, int minRounds, int maxRounds, Durati
                 2_000, Duration.ofSeconds(4), 100,
                 1, 16, Duration.ofMillis(500), Duration.ofSeconds(1),
                 2, Duration.ofSeconds(600), 300, Duration.ofSeconds(2),
-                1_000, List.of("create-order", "list-orders", "catalog"), 2000);
+                1_000, List.of("create-order", "list-orders", "catalog"), 2000,
+                300, Duration.ofSeconds(1));
     }
 }

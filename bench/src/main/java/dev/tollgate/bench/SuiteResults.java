@@ -2,6 +2,7 @@ package dev.tollgate.bench;
 
 import dev.tollgate.bench.machine.MachineInfo;
 import dev.tollgate.bench.scenario.ClusterAccuracy;
+import dev.tollgate.bench.scenario.HotKeyCost;
 import dev.tollgate.bench.scenario.LatencyRun;
 import dev.tollgate.bench.scenario.MaxThroughput;
 import dev.tollgate.bench.scenario.MicroResult;
@@ -19,5 +20,5 @@ import java.util.List;
 public record SuiteResults(MachineInfo machine, double otherWorkCoresBefore, String loadAverageAtEnd, Duration elapsed, SuitePlan plan,
                            List<String> targets, List<MicroResult> micro, List<LatencyRun> latency,
                            List<MaxThroughput.Run> throughput, List<ClusterAccuracy.Result> accuracy,
-                           List<RedisMemoryPerBucket.Result> memory) {
+                           List<RedisMemoryPerBucket.Result> memory, List<HotKeyCost.Result> hotKey) {
 }

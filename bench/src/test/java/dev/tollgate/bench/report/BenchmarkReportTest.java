@@ -8,6 +8,7 @@ import dev.tollgate.bench.load.LoadResult;
 import dev.tollgate.bench.machine.MachineInfo;
 import dev.tollgate.bench.redis.CommandCounts;
 import dev.tollgate.bench.scenario.ClusterAccuracy;
+import dev.tollgate.bench.scenario.HotKeyCost;
 import dev.tollgate.bench.scenario.LatencyRun;
 import dev.tollgate.bench.scenario.MaxThroughput;
 import dev.tollgate.bench.scenario.MicroResult;
@@ -78,6 +79,10 @@ class BenchmarkReportTest {
                         + " held (real Redis lease source); 5 Redis calls in 20,000,000 decisions (measured iterations)"
                         + " | 120.000 ns/op |")
                 .contains("| `DirectoryLoadBenchmark.fullLoad` | full load from PostgreSQL")
+                .contains("| With leases a hot key costs ≤ 1 Redis call per 20 admitted requests | 150 script calls for"
+                        + " 6,000 admitted: 1 per 40.0 ([hot key](#a-hot-key-with-token-leases)) | **met** |")
+                .contains("## A hot key with token leases")
+                .contains("| 3 | 1,500 | 6000 | 6000 | 0 | 0 | 150 | 0.0250 (1 per 40.0) |")
                 .doesNotContain("pending")
                 .doesNotContain("Lease hit** (issue 5)")
                 .doesNotContain("Loading rules from PostgreSQL");
@@ -123,7 +128,8 @@ class BenchmarkReportTest {
                 new MachineInfo("2025-01-01 00:00 UTC", 2, "CPU", "24 GiB", "Linux", "Java 17", "redis-server 7", "0.1"),
                 0.05, "0.2", Duration.ofSeconds(300), plan(), TARGETS, micro, latency, throughput,
                 List.of(new ClusterAccuracy.Result(Targets.TOLLGATE, 3, 600, 6, 3600, 690, 2910, 0, 700)),
-                List.of(new RedisMemoryPerBucket.Result(Targets.TOLLGATE, 300_000, 300_000, 60_000_000, 5, 90)));
+                List.of(new RedisMemoryPerBucket.Result(Targets.TOLLGATE, 300_000, 300_000, 60_000_000, 5, 90)),
+                List.of(new HotKeyCost.Result(3, 1500, 6000, 6000, 0, 0, 150)));
     }
 
     private static SuitePlan plan() {
@@ -132,7 +138,7 @@ class BenchmarkReportTest {
                 standard.drain(), standard.warmUpRequests(), standard.warmUpMaxTime(), standard.latencyTenants(), 1,
                 standard.throughputConcurrency(), standard.throughputRampUp(), standard.throughputRun(), 3,
                 standard.builtInAccuracyBy(), 600, standard.accuracyRun(), standard.memoryTenants(),
-                standard.memoryRoutes(), RATE);
+                standard.memoryRoutes(), RATE, standard.hotKeyRate(), standard.hotKeyRun());
     }
 
     /** 1000 responses that all took {@code micros}. */

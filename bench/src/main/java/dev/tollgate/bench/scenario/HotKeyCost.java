@@ -1,0 +1,57 @@
+package dev.tollgate.bench.scenario;
+
+import static dev.tollgate.bench.process.BenchRoutes.BENCH_PATH;
+
+import dev.tollgate.bench.load.HttpTarget;
+import dev.tollgate.bench.load.LoadResult;
+import dev.tollgate.bench.load.OpenLoopLoad;
+import dev.tollgate.bench.load.RequestMix;
+import dev.tollgate.bench.redis.CommandCounts;
+import dev.tollgate.bench.redis.RedisStats;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * What one hot key costs Redis with token leases (the gateway's defaults): a single tenant, well
+ * within its limit, sends a fixed rate spread round-robin over the Tollgate instances, and Redis's
+ * own command statistics count the script calls made meanwhile: per-request decisions while the key
+ * was still cold, lease takes and, after a pause of {@link #GIVE_BACK_WAIT} so that unspent tokens
+ * have been handed back, the give-backs. The instances' heartbeats (one script call per instance
+ * per second) fall in the same window and are counted too, so the figure errs on the high side.
+ */
+public final class HotKeyCost {
+
+    public static final String HOT_TENANT = "hot-tenant";
+
+    /** Twice the default lease time-to-live: unspent leases are back in Redis by then. */
+    public static final long GIVE_BACK_WAIT_SECONDS = 2;
+    static final Duration GIVE_BACK_WAIT = Duration.ofSeconds(GIVE_BACK_WAIT_SECONDS);
+
+    /** One hot-key run against a cluster of Tollgate instances. */
+    public record Result(int instances, double offeredRate, long sent, long admitted, long limited, long failed,
+                         long scriptCalls) {
+
+        /** Redis script calls per admitted request. */
+        public double callsPerAdmitted() {
+            return admitted == 0 ? Double.NaN : (double) scriptCalls / admitted;
+        }
+    }
+
+    private HotKeyCost() {
+    }
+
+    public static Result run(List<HttpTarget> instances, RedisStats redis, double rate, Duration duration) {
+        CommandCounts before = redis.commandCounts();
+        LoadResult load = new OpenLoopLoad(instances, RequestMix.singleTenant(BENCH_PATH, HOT_TENANT))
+                .run(rate, duration, Duration.ofSeconds(5));
+        try {
+            Thread.sleep(GIVE_BACK_WAIT.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for leases to be given back", e);
+        }
+        long calls = redis.commandCounts().since(before).scriptCalls();
+        return new Result(instances.size(), rate, load.sent(), load.ok(), load.limited(),
+                load.otherStatus() + load.errors(), calls);
+    }
+}
