@@ -1,5 +1,6 @@
 package dev.tollgate.core;
 
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
 
 /**
@@ -19,11 +20,17 @@ import java.util.function.IntSupplier;
  * With it, a switch continues from this instance's recent use: no extra burst when traffic is spread
  * evenly, and at most the shares of the instances that had been idle (below {@code (N − 1)/N} of
  * the capacity) otherwise.
+ *
+ * <p>The other way round, what an instance admits on its own is kept per key
+ * ({@link #takeUnreported}) so that the shared bucket can be charged for it when Redis answers
+ * again; otherwise Redis, untouched while the fallback decided, would come back with a bucket
+ * refilled by the whole outage and admit that burst on top of what the instances admitted.
  */
 public final class LocalFallbackLimiter {
 
     private final LocalBucketStore store;
     private final IntSupplier instanceCount;
+    private final ConcurrentHashMap<BucketKey, Long> unreported = new ConcurrentHashMap<>();
 
     /** A limiter for a fixed number of instances. */
     public LocalFallbackLimiter(int instanceCount, MonotonicClock clock) {
@@ -38,7 +45,26 @@ public final class LocalFallbackLimiter {
 
     public Decision tryAcquire(String tenant, String route, RateLimitRule rule) {
         int n = Math.max(1, instanceCount.getAsInt());
-        return store.acquire(new BucketKey(tenant, route), rule.limits().dividedAmong(n));
+        BucketKey key = new BucketKey(tenant, route);
+        BucketLimits limits = rule.limits();
+        Decision decision = store.acquire(key, limits.dividedAmong(n));
+        if (decision.allowed()) {
+            // Owed to the shared bucket, at most a full bucket's worth: more could not matter.
+            unreported.merge(key, limits.costMicros(), (a, b) -> Math.min(limits.capacityMicros(), a + b));
+        }
+        return decision;
+    }
+
+    /**
+     * Takes and returns what this instance admitted for {@code key} on its own since the last call
+     * (micro-tokens, at most a capacity), for the shared bucket to be charged once it answers again.
+     */
+    public long takeUnreported(BucketKey key) {
+        if (unreported.isEmpty()) {
+            return 0; // the usual case, while Redis decides: no map lookup
+        }
+        Long micros = unreported.remove(key);
+        return micros == null ? 0 : micros;
     }
 
     /**

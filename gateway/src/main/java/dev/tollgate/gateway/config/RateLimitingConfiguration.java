@@ -122,7 +122,8 @@ class RateLimitingConfiguration {
     }
 
     @Bean
-    FailoverRateLimiter failoverRateLimiter(RedisBucketStore redis, LeasingBucketStore leasing, RuleBook rules,
+    FailoverRateLimiter failoverRateLimiter(RedisBucketStore redis, RedisConnector connector,
+                                            LeasingBucketStore leasing, RuleBook rules,
                                             HotKeyProperties hotKeys, LocalFallbackLimiter fallback,
                                             CircuitBreaker redisCircuitBreaker, RedisGuardProperties guard,
                                             DecisionMetrics metrics) {
@@ -130,7 +131,8 @@ class RateLimitingConfiguration {
         // A rule with shards > 1 is split over sub-buckets; shards are looked up per request.
         BucketStore store = new ShardedBucketStore(perKey,
                 key -> rules.ruleFor(key.tenant(), key.route()).shards(), hotKeys.shards().secondChance());
-        return new FailoverRateLimiter(store, fallback, redisCircuitBreaker, guard.timeout(), metrics);
+        return new FailoverRateLimiter(store, new RedisTokenLeaseSource(connector::commandsOrNull), fallback,
+                redisCircuitBreaker, guard.timeout(), metrics);
     }
 
     @Bean

@@ -7,6 +7,7 @@ import dev.tollgate.core.LocalFallbackLimiter;
 import dev.tollgate.core.ManualClock;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.redis.RedisBucketStore;
+import dev.tollgate.redis.RedisTokenLeaseSource;
 import dev.tollgate.testkit.RedisServer;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.lettuce.core.RedisClient;
@@ -18,8 +19,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The switch from Redis to the local fallback, on a real Redis: what Redis admitted is also spent
- * from this instance's local share, so the switch does not hand out a fresh local burst.
+ * The switches between Redis and the local fallback, on a real Redis: what Redis admitted is also
+ * spent from this instance's local share, so the switch to the fallback hands out no fresh local
+ * burst; and what the fallback admitted is charged to Redis's bucket when Redis answers again, so
+ * that Redis does not add its own untouched burst on top.
  */
 class FailoverRateLimiterTest {
 
@@ -40,7 +43,7 @@ class FailoverRateLimiterTest {
         connection = client.connect();
         breaker = CircuitBreaker.ofDefaults("redis");
         limiter = new FailoverRateLimiter(new RedisBucketStore(connection.async()),
-                new LocalFallbackLimiter(INSTANCES, new ManualClock()), breaker, Duration.ofSeconds(5),
+                new RedisTokenLeaseSource(connection.async()), new LocalFallbackLimiter(INSTANCES, new ManualClock()), breaker, Duration.ofSeconds(5),
                 new DecisionMetrics(new SimpleMeterRegistry()));
     }
 
@@ -80,5 +83,19 @@ class FailoverRateLimiterTest {
 
         breaker.transitionToForcedOpenState();
         assertThat(admitted(key, 20, DecisionSource.LOCAL_FALLBACK)).isZero();
+    }
+
+    @Test
+    void whatTheFallbackAdmittedIsChargedToRedisWhenItAnswersAgain() {
+        BucketKey key = new BucketKey("returning", "route");
+        breaker.transitionToForcedOpenState();
+        assertThat(admitted(key, 20, DecisionSource.LOCAL_FALLBACK)).isEqualTo(10); // this instance's share
+
+        breaker.transitionToClosedState();
+        // Redis's bucket (30) was never touched; the first decision there charges it with the 10
+        // admitted meanwhile, so Redis admits 20 in all, not 30.
+        assertThat(admitted(key, 40, DecisionSource.REDIS)).isEqualTo(20);
+        // Less than one token left (in micro-tokens): the bucket is exactly spent, by 20 + the charge.
+        assertThat(Long.parseLong(redis.command("HGET", "rl:{returning}:route", "tokens"))).isLessThan(1_000_000);
     }
 }
