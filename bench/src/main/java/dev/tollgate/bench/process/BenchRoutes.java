@@ -22,6 +22,9 @@ public final class BenchRoutes {
     public static final long ACCURACY_CAPACITY = 100;
     public static final long ACCURACY_RATE = 100;
 
+    /** Tollgate's Redis cut-off in the benchmark (product default: 5 ms), see GatewayProperties. */
+    public static final String TOLLGATE_REDIS_TIMEOUT = "100ms";
+
     private BenchRoutes() {
     }
 }

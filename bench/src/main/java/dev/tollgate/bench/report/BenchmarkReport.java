@@ -319,7 +319,10 @@ public final class BenchmarkReport {
                 + " with `RedisRateLimiter`, keyed on `X-Api-Key` by a `KeyResolver` bean that the benchmark"
                 + " adds through `loader.path`). All three use the same Redis, the same route to the same"
                 + " upstream, and never reject in the latency runs (limits of 10^6 per second), so each"
-                + " does its full work on every request.");
+                + " does its full work on every request. Tollgate runs with its defaults except the Redis"
+                + " cut-off, raised from 5 ms to " + BenchRoutes.TOLLGATE_REDIS_TIMEOUT + ": on a machine this"
+                + " busy the default times decisions out, the circuit breaker opens and whole runs are decided"
+                + " by the local fallback without any Redis call, which is not the path being measured.");
         line("- **Upstream.** A Reactor Netty server in its own JVM answering 200 with a 3-byte body.");
         line("- **Load.** Open loop at fixed rates: request *i* is due at *start + i/rate* and its latency"
                 + " is measured from that due time (no coordinated omission), recorded in HdrHistogram."
@@ -497,7 +500,7 @@ public final class BenchmarkReport {
                 + " than burst + rate × *s*; Tollgate refills every millisecond. Tollgate runs with its"
                 + " defaults: each instance sees the tenant at " + fmtRate(plan.accuracyRate() / plan.accuracyInstances())
                 + " req/s, above the 100 req/s from which it leases, so it takes tokens in batches of at most a"
-                + " tenth of the capacity; a decision Redis does not answer within the 5 ms timeout is made from"
+                + " tenth of the capacity; a decision Redis does not answer within the cut-off is made from"
                 + " the instance's local share (the limit divided by the live instances), so on a starved machine"
                 + " the figure also shows how the fallback and Redis add up.");
         line();
