@@ -57,6 +57,7 @@ final class KeyLease {
     /** After a short grant, no new fetch before this; requests are rejected here meanwhile. */
     private long noFetchBeforeMillis = Long.MIN_VALUE;
     private CompletableFuture<Void> fetching;
+    private boolean lastFetchSucceeded;
 
     KeyLease(long nowMillis, long ttlMillis) {
         this.meter = new RequestRateMeter(nowMillis);
@@ -94,6 +95,7 @@ final class KeyLease {
     /** The outcome of this request's fetch: the grant is added to the lease, then the request decided. */
     synchronized Decision onGrant(LeaseGrant grant, BucketLimits current, long batch, long now, GiveBack giveBack) {
         fetching = null;
+        lastFetchSucceeded = true;
         settle(current, now, giveBack);
         limits = current;
         localMicros += grant.grantedMicros();
@@ -113,10 +115,11 @@ final class KeyLease {
 
     synchronized void onFetchFailed() {
         fetching = null;
+        lastFetchSucceeded = false;
     }
 
     /** A request that waited for another's fetch: served from the lease, rejected here, or per request. */
-    synchronized Step afterWait(BucketLimits current, long now, GiveBack giveBack) {
+    synchronized Step afterWait(BucketLimits current, long now, LeasePolicy policy, GiveBack giveBack) {
         if (retired) {
             return RETRY;
         }
@@ -126,6 +129,17 @@ final class KeyLease {
         }
         if (limits != null && now < noFetchBeforeMillis) {
             return new Decided(decide(false, now));
+        }
+        // The batch ran out before every waiter was served: the fetch took longer than a batch lasts
+        // at this rate. One more fetch serves the rest, instead of one remote call each. Not after a
+        // failed fetch: then each waiter makes its own call (which fails fast while Redis is gone).
+        long batch = hot && lastFetchSucceeded ? policy.batchMicros(meter.perSecond(now), current) : 0;
+        if (batch > 0) {
+            if (fetching != null) {
+                return new Wait(fetching);
+            }
+            fetching = new CompletableFuture<>();
+            return new Fetch(batch, fetching);
         }
         return PER_REQUEST;
     }

@@ -18,6 +18,9 @@ import java.util.concurrent.atomic.LongAdder;
  * most {@code maxCapacityShare} of the capacity). A grant may be partial (what the bucket holds, in
  * whole requests); after a short grant this instance does not ask again until the bucket should hold
  * a batch, and rejects meanwhile, so an over-limit hot key costs about one call per batch too.
+ * Requests that arrive while a fetch is on its way wait for it; if its batch runs out before all of
+ * them are served (a round trip longer than a batch lasts), the rest share one more fetch, so a slow
+ * Redis costs more waiting, not more calls.
  *
  * <p><b>Bounds</b>, for one key with capacity {@code C} and rate {@code R}, served by {@code N}
  * instances:
@@ -107,7 +110,7 @@ public final class LeasingBucketStore implements BucketStore, AutoCloseable {
     }
 
     private CompletionStage<Decision> afterWait(KeyLease lease, BucketKey key, BucketLimits limits) {
-        KeyLease.Step step = lease.afterWait(limits, clock.millis(), giver(key));
+        KeyLease.Step step = lease.afterWait(limits, clock.millis(), policy, giver(key));
         if (step instanceof KeyLease.Retry) {
             return callPerRequest(key, limits);
         }

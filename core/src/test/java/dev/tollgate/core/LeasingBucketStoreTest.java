@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
 
@@ -81,6 +82,26 @@ class LeasingBucketStoreTest {
         assertThat(fromLease).isEqualTo(store.localDecisions()).isPositive();
         assertThat(fromLease + store.perRequestCalls() + store.leaseCalls()).isEqualTo(2000);
         assertThat(acquire(store, key("cold-one"), limits).servedFromLease()).isFalse();
+    }
+
+    @Test
+    void waitersLeftOverWhenASlowFetchRunsOutShareTheNextFetchInsteadOfCallingEach() {
+        HeldSource held = new HeldSource(shared);
+        // Always hot; batches of at most 5 requests.
+        LeasingBucketStore store = new LeasingBucketStore(shared, held, new LeasePolicy(0, 1000, 5, 1.0, 60_000), clock);
+        BucketLimits limits = RateLimitRule.of(1000, 0.001).limits();
+        List<CompletableFuture<Decision>> decisions = new ArrayList<>();
+        for (int i = 0; i < 30; i++) { // all arrive while the first fetch is still on its way
+            decisions.add(store.tryAcquire(key("slow"), limits).toCompletableFuture());
+        }
+        while (held.releaseOne()) {
+            // each released grant serves what it can; the rest wait for the next single fetch
+        }
+        assertThat(decisions).allMatch(d -> d.isDone() && d.join().allowed());
+        assertThat(store.perRequestCalls()).isZero();
+        // The first batch is sized to the one request seen so far (1 token), the next ones to 5:
+        // 1 + 29 / 5 rounded up.
+        assertThat(store.leaseCalls()).isEqualTo(7);
     }
 
     @Test
@@ -295,6 +316,37 @@ class LeasingBucketStoreTest {
     }
 
     /** Records the batch sizes asked for. */
+    /** Grants only when told to, in order: a remote source that is slow to answer. */
+    private static final class HeldSource implements TokenLeaseSource {
+        private final TokenLeaseSource delegate;
+        private final java.util.ArrayDeque<Runnable> pending = new java.util.ArrayDeque<>();
+
+        HeldSource(TokenLeaseSource delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public CompletionStage<LeaseGrant> takeUpTo(BucketKey key, BucketLimits limits, long maxMicros) {
+            CompletableFuture<LeaseGrant> grant = new CompletableFuture<>();
+            pending.add(() -> delegate.takeUpTo(key, limits, maxMicros).thenAccept(grant::complete));
+            return grant;
+        }
+
+        @Override
+        public CompletionStage<Void> giveBack(BucketKey key, BucketLimits limits, long micros) {
+            return delegate.giveBack(key, limits, micros);
+        }
+
+        boolean releaseOne() {
+            Runnable next = pending.poll();
+            if (next == null) {
+                return false;
+            }
+            next.run();
+            return true;
+        }
+    }
+
     private static final class RecordingSource implements TokenLeaseSource {
         final List<Long> requested = new ArrayList<>();
         private final TokenLeaseSource delegate;
