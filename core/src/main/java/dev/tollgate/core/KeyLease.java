@@ -82,6 +82,11 @@ final class KeyLease {
         if (batch == 0) {
             return PER_REQUEST;
         }
+        return fetchOrWait(batch, now);
+    }
+
+    /** Joins the fetch on its way, rejects while the bucket refills after a short grant, or fetches. */
+    private Step fetchOrWait(long batch, long now) {
         if (fetching != null) {
             return new Wait(fetching);
         }
@@ -134,14 +139,7 @@ final class KeyLease {
         // at this rate. One more fetch serves the rest, instead of one remote call each. Not after a
         // failed fetch: then each waiter makes its own call (which fails fast while Redis is gone).
         long batch = hot && lastFetchSucceeded ? policy.batchMicros(meter.perSecond(now), current) : 0;
-        if (batch > 0) {
-            if (fetching != null) {
-                return new Wait(fetching);
-            }
-            fetching = new CompletableFuture<>();
-            return new Fetch(batch, fetching);
-        }
-        return PER_REQUEST;
+        return batch > 0 ? fetchOrWait(batch, now) : PER_REQUEST;
     }
 
     /**

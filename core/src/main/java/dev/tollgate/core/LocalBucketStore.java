@@ -91,6 +91,11 @@ public final class LocalBucketStore implements BucketStore, TokenLeaseSource {
         return evicted[0];
     }
 
+    /** Whether a bucket is held for {@code key} (a missing one is a full one). */
+    public boolean holds(BucketKey key) {
+        return buckets.containsKey(key);
+    }
+
     /** Buckets currently held. */
     public int size() {
         return buckets.size();

@@ -44,10 +44,9 @@ public final class LocalFallbackLimiter {
     }
 
     public Decision tryAcquire(String tenant, String route, RateLimitRule rule) {
-        int n = Math.max(1, instanceCount.getAsInt());
         BucketKey key = new BucketKey(tenant, route);
         BucketLimits limits = rule.limits();
-        Decision decision = store.acquire(key, limits.dividedAmong(n));
+        Decision decision = store.acquire(key, share(limits));
         if (decision.allowed()) {
             // Owed to the shared bucket, at most a full bucket's worth: more could not matter.
             unreported.merge(key, limits.costMicros(), (a, b) -> Math.min(limits.capacityMicros(), a + b));
@@ -72,15 +71,28 @@ public final class LocalFallbackLimiter {
      * instance's share, or all that is left of it; decides nothing, and never takes a bucket below
      * empty.
      */
-    public void recordAdmitted(String tenant, String route, RateLimitRule rule) {
-        int n = Math.max(1, instanceCount.getAsInt());
-        BucketLimits share = rule.limits().dividedAmong(n);
-        store.spend(new BucketKey(tenant, route), share, share.costMicros());
+    public void recordAdmitted(BucketKey key, RateLimitRule rule) {
+        BucketLimits share = share(rule.limits());
+        store.spend(key, share, share.costMicros());
     }
 
-    /** Drops buckets that are full; see {@link LocalBucketStore#evictFullBuckets()}. */
+    /**
+     * Drops buckets that are full (see {@link LocalBucketStore#evictFullBuckets()}), and with them
+     * what their keys still owe the shared bucket: a full local bucket means this instance admitted
+     * nothing of the key on its own for a whole fill time, after which an exact bucket would be full
+     * again too. This also keeps the owed amounts of keys never seen again from piling up.
+     */
     public int evictFullBuckets() {
-        return store.evictFullBuckets();
+        int evicted = store.evictFullBuckets();
+        if (!unreported.isEmpty()) {
+            unreported.keySet().removeIf(key -> !store.holds(key));
+        }
+        return evicted;
+    }
+
+    /** This instance's share of {@code limits}, N read now. */
+    private BucketLimits share(BucketLimits limits) {
+        return limits.dividedAmong(Math.max(1, instanceCount.getAsInt()));
     }
 
     private static IntSupplier fixed(int instanceCount) {

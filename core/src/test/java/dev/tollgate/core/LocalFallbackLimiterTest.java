@@ -101,18 +101,40 @@ class LocalFallbackLimiterTest {
         var limiter = new LocalFallbackLimiter(4, clock);
         var rule = RateLimitRule.of(200, 100); // per instance: burst 50, 25 tokens/s
         for (int i = 0; i < 30; i++) {
-            limiter.recordAdmitted("t", "r", rule);
+            limiter.recordAdmitted(new BucketKey("t", "r"), rule);
         }
         assertThat(allowed(limiter, rule, 100)).isEqualTo(20);
 
         // Recording more than the share empties it and no further: the refill counts from zero.
         for (int i = 0; i < 80; i++) {
-            limiter.recordAdmitted("t", "r", rule);
+            limiter.recordAdmitted(new BucketKey("t", "r"), rule);
         }
         clock.advanceMillis(400);
         assertThat(allowed(limiter, rule, 100)).isEqualTo(10);
         // Other keys keep their whole share.
         assertThat(limiter.tryAcquire("other", "r", rule).remaining()).isEqualTo(49);
+    }
+
+    @Test
+    void whatItAdmitsOnItsOwnIsOwedUntilTakenOrUntilItsBucketIsFullAgain() {
+        var limiter = new LocalFallbackLimiter(4, clock);
+        var rule = RateLimitRule.of(200, 100); // per instance: burst 50, 25 tokens/s
+        BucketKey key = new BucketKey("t", "r");
+        assertThat(allowed(limiter, rule, 100)).isEqualTo(50);
+        assertThat(limiter.takeUnreported(key)).isEqualTo(50 * BucketLimits.MICROS_PER_TOKEN);
+        assertThat(limiter.takeUnreported(key)).isZero(); // taken once
+
+        clock.advanceMillis(400); // 10 tokens back
+        assertThat(allowed(limiter, rule, 10)).isEqualTo(10);
+        clock.advanceMillis(100); // not full yet: still owed
+        limiter.evictFullBuckets();
+        assertThat(limiter.takeUnreported(key)).isEqualTo(10 * BucketLimits.MICROS_PER_TOKEN);
+
+        clock.advanceMillis(400);
+        assertThat(allowed(limiter, rule, 10)).isEqualTo(10);
+        clock.advanceMillis(2_000); // a whole fill time later: full, dropped, nothing owed
+        limiter.evictFullBuckets();
+        assertThat(limiter.takeUnreported(key)).isZero();
     }
 
     private static int allowed(LocalFallbackLimiter limiter, RateLimitRule rule, int requests) {

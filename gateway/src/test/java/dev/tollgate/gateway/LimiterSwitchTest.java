@@ -17,15 +17,21 @@ import static org.awaitility.Awaitility.await;
  */
 class LimiterSwitchTest {
 
+    /** A gateway on {@code redis} with the static source and one route to {@code upstream}. */
+    private static Map<String, Object> properties(RedisServer redis, TestUpstream upstream) {
+        Map<String, Object> properties = new HashMap<>();
+        properties.put("tollgate.source", "static");
+        properties.put("spring.data.redis.host", redis.host());
+        properties.put("spring.data.redis.port", Integer.toString(redis.port()));
+        properties.putAll(RunningGateway.route(0, "catalog", "GET", "/catalog/**", upstream.uri()));
+        return properties;
+    }
+
     @Test
     void withTheSwitchOffEveryRequestIsForwardedUnlimited() {
         try (RedisServer redis = RedisServer.start();
              TestUpstream upstream = new TestUpstream()) {
-            Map<String, Object> properties = new HashMap<>();
-            properties.put("tollgate.source", "static");
-            properties.put("spring.data.redis.host", redis.host());
-            properties.put("spring.data.redis.port", Integer.toString(redis.port()));
-            properties.putAll(RunningGateway.route(0, "catalog", "GET", "/catalog/**", upstream.uri()));
+            Map<String, Object> properties = properties(redis, upstream);
             properties.put("tollgate.default-rule.capacity", "1");
             properties.put("tollgate.default-rule.refill-per-second", "0.001");
             properties.put("tollgate.enabled", "false");
@@ -45,11 +51,7 @@ class LimiterSwitchTest {
     void aGatewayWithTheSwitchOffIsNotCountedAmongTheInstancesThatShareTheLimit() {
         try (RedisServer redis = RedisServer.start();
              TestUpstream upstream = new TestUpstream()) {
-            Map<String, Object> properties = new HashMap<>();
-            properties.put("tollgate.source", "static");
-            properties.put("spring.data.redis.host", redis.host());
-            properties.put("spring.data.redis.port", Integer.toString(redis.port()));
-            properties.putAll(RunningGateway.route(0, "catalog", "GET", "/catalog/**", upstream.uri()));
+            Map<String, Object> properties = properties(redis, upstream);
             properties.put("tollgate.fallback.heartbeat-interval", "100ms");
             properties.put("tollgate.fallback.heartbeat-ttl", "1s");
             Map<String, Object> off = new HashMap<>(properties);

@@ -149,6 +149,37 @@ class RateLimitFilterTest {
         assertThat(gateway.send("GET", "/catalog/a", "modest").statusCode()).isEqualTo(200);
     }
 
+    /**
+     * A client on one keep-alive connection that sends its next request the moment it has an answer,
+     * mixing admitted requests (forwarded upstream) and 429s (answered by the gateway itself). With
+     * Reactor Netty 1.3.6 such a connection stopped being read after a few hundred requests: a request
+     * that arrived before the previous exchange was wound up was queued, answered at once, and nothing
+     * resumed reading, so the next one waited for the client's timeout. Every request here must be
+     * answered, with the outcome its tenant's bucket (the default rule, 3 tokens) calls for.
+     */
+    @Test
+    void everyRequestOnAReusedConnectionIsAnsweredWhetherAdmittedOrRejected() {
+        int tenants = 1_250;
+        int capacity = 3;
+        int before = upstream.requests();
+        int admitted = 0;
+        int rejected = 0;
+        for (int tenant = 0; tenant < tenants; tenant++) {
+            for (int i = 0; i <= capacity; i++) {
+                // Times out (and fails the test) if the connection stops being read.
+                int status = gateway.send("GET", "/catalog/item", "keep-alive-" + tenant).statusCode();
+                if (status == 200) {
+                    admitted++;
+                } else if (status == 429) {
+                    rejected++;
+                }
+            }
+        }
+        assertThat(admitted).isEqualTo(tenants * capacity);
+        assertThat(rejected).isEqualTo(tenants);
+        assertThat(upstream.requests() - before).isEqualTo(tenants * capacity);
+    }
+
     @Test
     void decisionsAreKeptInRedisUnderTheSeedsKeyWithAnExpiry() {
         gateway.send("GET", "/catalog/k", "keyed");

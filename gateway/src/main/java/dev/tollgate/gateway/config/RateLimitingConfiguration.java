@@ -95,11 +95,11 @@ class RateLimitingConfiguration {
      * keep one call per request.
      */
     @Bean(destroyMethod = "close")
-    LeasingBucketStore leasingBucketStore(RedisBucketStore redis, RedisConnector connector,
+    LeasingBucketStore leasingBucketStore(RedisBucketStore redis, RedisTokenLeaseSource leaseSource,
                                           HotKeyProperties hotKeys, MeterRegistry meters) {
         LeasePolicy policy = hotKeys.leases().policy();
         LeasingBucketStore leasing = new LeasingBucketStore(redis,
-                new RedisTokenLeaseSource(connector::commandsOrNull), policy, MonotonicClock.system());
+                leaseSource, policy, MonotonicClock.system());
         FunctionCounter.builder("tollgate.leases.local.decisions", leasing, LeasingBucketStore::localDecisions)
                 .description("Decisions served from a token lease held by this instance, without a Redis call")
                 .register(meters);
@@ -122,7 +122,7 @@ class RateLimitingConfiguration {
     }
 
     @Bean
-    FailoverRateLimiter failoverRateLimiter(RedisBucketStore redis, RedisConnector connector,
+    FailoverRateLimiter failoverRateLimiter(RedisBucketStore redis, RedisTokenLeaseSource leaseSource,
                                             LeasingBucketStore leasing, RuleBook rules,
                                             HotKeyProperties hotKeys, LocalFallbackLimiter fallback,
                                             CircuitBreaker redisCircuitBreaker, RedisGuardProperties guard,
@@ -131,7 +131,7 @@ class RateLimitingConfiguration {
         // A rule with shards > 1 is split over sub-buckets; shards are looked up per request.
         BucketStore store = new ShardedBucketStore(perKey,
                 key -> rules.ruleFor(key.tenant(), key.route()).shards(), hotKeys.shards().secondChance());
-        return new FailoverRateLimiter(store, new RedisTokenLeaseSource(connector::commandsOrNull), fallback,
+        return new FailoverRateLimiter(store, leaseSource, fallback,
                 redisCircuitBreaker, guard.timeout(), metrics);
     }
 

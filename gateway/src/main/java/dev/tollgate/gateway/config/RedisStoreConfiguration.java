@@ -4,6 +4,7 @@ import dev.tollgate.core.BucketKey;
 import dev.tollgate.core.BucketLimits;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.redis.InstanceHeartbeat;
+import dev.tollgate.redis.RedisTokenLeaseSource;
 import dev.tollgate.redis.RedisBucketStore;
 import dev.tollgate.redis.RecommendedClusterClientOptions;
 import dev.tollgate.redis.RedisConnector;
@@ -90,6 +91,12 @@ class RedisStoreConfiguration {
     @Bean
     RedisBucketStore redisBucketStore(RedisConnector redisConnector) {
         return new RedisBucketStore(redisConnector::commandsOrNull);
+    }
+
+    /** Takes and gives back batches of tokens of the same buckets: leases, and fallback charges. */
+    @Bean
+    RedisTokenLeaseSource redisTokenLeaseSource(RedisConnector redisConnector) {
+        return new RedisTokenLeaseSource(redisConnector::commandsOrNull);
     }
 
     @Bean

@@ -59,7 +59,7 @@ public final class FailoverRateLimiter {
                     .timeout(timeout)
                     .map(decision -> {
                         if (decision.allowed()) {
-                            fallback.recordAdmitted(key.tenant(), key.route(), rule);
+                            fallback.recordAdmitted(key, rule);
                         }
                         chargeUnreported(key, rule);
                         if (decision.servedFromLease()) {
