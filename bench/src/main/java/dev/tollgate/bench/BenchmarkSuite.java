@@ -3,6 +3,7 @@ package dev.tollgate.bench;
 import dev.tollgate.bench.builtin.BuiltInLimiterScript;
 import dev.tollgate.bench.load.HttpTarget;
 import dev.tollgate.bench.load.RequestMix;
+import dev.tollgate.bench.metrics.DecisionCounters;
 import dev.tollgate.bench.process.BenchRoutes;
 import dev.tollgate.bench.process.GatewayProcess;
 import dev.tollgate.bench.process.GatewayVariant;
@@ -41,8 +42,6 @@ public final class BenchmarkSuite {
 
     /** Other work below half a core counts as quiet enough to start. */
     private static final double QUIET_BELOW_CORES = 0.5;
-    private static final long ACCURACY_WARM_UP_REQUESTS = 3_000;
-    private static final Duration ACCURACY_WARM_UP_MAX_TIME = Duration.ofSeconds(4);
 
     private final Path root;
     private final SuitePlan plan;
@@ -163,13 +162,17 @@ public final class BenchmarkSuite {
         List<GatewayProcess> added = env.startGateways(extras);
         List<ClusterAccuracy.Result> results = new ArrayList<>();
         try {
-            // A cold instance is slow enough to time requests out, which would count as refusals;
-            // a short warm-up on the other route (its buckets are not the accuracy tenant's) avoids it.
+            // Each added instance is warmed up as the first ones were (on the other route: its buckets
+            // are not the accuracy tenant's). A JVM still compiling pushes Redis calls past the cut-off
+            // on 2 cores, and the local fallback then decides: earlier reports, whose added instances
+            // had only 3,000 requests of warm-up, measured that mix (up to 1.21 × the limit, and a hot
+            // key at 1 call per 7 admitted), not the Redis path.
             RequestMix warmUpMix = new RequestMix(BenchRoutes.BENCH_PATH, "tenant-", plan.latencyTenants());
             for (GatewayProcess g : added) {
                 HttpTarget target = new HttpTarget(g.name(), g.baseUrl(), loops, Duration.ofSeconds(5));
                 try {
-                    WarmUp.run(target, warmUpMix, ACCURACY_WARM_UP_REQUESTS, ACCURACY_WARM_UP_MAX_TIME);
+                    long served = WarmUp.run(target, warmUpMix, plan.warmUpRequests(), plan.warmUpMaxTime());
+                    progress.say("warm-up %s: %d requests", g.name(), served);
                 } finally {
                     target.close();
                 }
@@ -183,16 +186,20 @@ public final class BenchmarkSuite {
                 }
                 try {
                     env.requireAllAlive();
-                    ClusterAccuracy.Result result = ClusterAccuracy.run(variant.label(), cluster, plan.accuracyRate(),
-                            plan.accuracyRun());
-                    progress.say("accuracy %s: %d instances admitted %d of limit %.0f (%.3f)", result.limiter(),
-                            result.instances(), result.admitted(), result.limit(), result.admittedOverLimit());
+                    DecisionCounters counters = variant == GatewayVariant.TOLLGATE
+                            ? new DecisionCounters(cluster) : DecisionCounters.none();
+                    ClusterAccuracy.Result result = ClusterAccuracy.run(variant.label(), cluster, counters,
+                            plan.accuracyRate(), plan.accuracyRun());
+                    progress.say("accuracy %s: %d instances admitted %d of limit %.0f (%.3f); %s", result.limiter(),
+                            result.instances(), result.admitted(), result.limit(), result.admittedOverLimit(),
+                            result.decisions());
                     results.add(result);
                     if (variant == GatewayVariant.TOLLGATE) {
-                        HotKeyCost.Result hot = HotKeyCost.run(cluster, env.redisStats(), plan.hotKeyRate(),
-                                plan.hotKeyRun());
-                        progress.say("hot key: %d instances, %d admitted of %d, %d Redis script calls (%.4f per admitted)",
-                                hot.instances(), hot.admitted(), hot.sent(), hot.scriptCalls(), hot.callsPerAdmitted());
+                        HotKeyCost.Result hot = HotKeyCost.run(cluster, counters, env.redisStats(),
+                                plan.hotKeyRate(), plan.hotKeyRun());
+                        progress.say("hot key: %d instances, %d admitted of %d, %d Redis script calls (%.4f per admitted); %s",
+                                hot.instances(), hot.admitted(), hot.sent(), hot.scriptCalls(), hot.callsPerAdmitted(),
+                                hot.decisions());
                         hotKey.add(hot);
                     }
                 } finally {

@@ -42,7 +42,7 @@ public record SuitePlan(List<Double> rates, int minRounds, int maxRounds, Durati
                         double hotKeyRate, Duration hotKeyRun) {
 
     public static SuitePlan standard() {
-        return new SuitePlan(List.of(500.0, 1000.0, 2000.0), 3, 5, Duration.ofSeconds(350),
+        return new SuitePlan(List.of(500.0, 1000.0, 2000.0), 3, 5, Duration.ofSeconds(300),
                 Duration.ofSeconds(3), Duration.ofSeconds(3),
                 40_000, Duration.ofSeconds(25), 1000,
                 3, 64, Duration.ofSeconds(1), Duration.ofSeconds(3),

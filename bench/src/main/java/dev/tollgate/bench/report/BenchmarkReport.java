@@ -12,6 +12,7 @@ import dev.tollgate.bench.machine.MachineInfo;
 import dev.tollgate.bench.process.BenchRoutes;
 import dev.tollgate.bench.process.JavaCommand;
 import dev.tollgate.bench.redis.CommandCounts;
+import dev.tollgate.bench.metrics.DecisionSplit;
 import dev.tollgate.bench.scenario.ClusterAccuracy;
 import dev.tollgate.bench.scenario.HotKeyCost;
 import dev.tollgate.bench.scenario.LatencyRun;
@@ -481,13 +482,16 @@ public final class BenchmarkReport {
                 + " the last admitted response, so that it contains every admission. An exact limiter stays at or"
                 + " just below 1.000; above 1.000 is over-admission.");
         line();
-        line("| limiter | instances | sent | admitted | span (s) | limit over the span | admitted / limit | 429 | failed |");
-        line("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        line("| limiter | instances | sent | admitted | span (s) | limit over the span | admitted / limit | 429 | failed | decided by Redis / lease / local fallback | Redis calls cut off or failed |");
+        line("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (ClusterAccuracy.Result a : results.accuracy()) {
             line("| " + a.limiter() + " | " + a.instances() + " | " + a.sent() + " | " + a.admitted() + " | "
                     + fmt2(a.spanSeconds()) + " | " + String.format(Locale.ROOT, "%.0f", a.limit()) + " | "
-                    + fmt3(a.admittedOverLimit()) + " | " + a.limited() + " | " + a.failed() + " |");
+                    + fmt3(a.admittedOverLimit()) + " | " + a.limited() + " | " + a.failed() + " | "
+                    + decidedBy(a.decisions()) + " | " + failures(a.decisions()) + " |");
         }
+        line();
+        accuracyOf(TOLLGATE).ifPresent(a -> line(fallbackNote(a.decisions(), "accuracy")));
         line();
         if (accuracyOf(BUILT_IN).isEmpty()) {
             line("The built-in limiter's accuracy run was left out of this run to keep the suite within its"
@@ -546,9 +550,47 @@ public final class BenchmarkReport {
                     + " |");
         }
         line();
+        line("What the instances counted over the same window (their `/actuator/prometheus` counters before and"
+                + " after), which splits Redis's script calls by kind:");
+        line();
+        line("| lease calls | give-backs | decisions with a Redis call of their own (a lease call's own request included) | decisions from a lease | decisions by the local fallback | Redis calls cut off or failed |");
+        line("|---:|---:|---:|---:|---:|---:|");
+        for (HotKeyCost.Result h : results.hotKey()) {
+            DecisionSplit d = h.decisions();
+            line("| " + d.leaseCalls() + " | " + d.leaseReturns() + " | " + d.byRedis() + " | " + d.byLease() + " | "
+                    + d.byFallback() + " | " + d.redisFailures() + " |");
+        }
+        line();
+        if (!results.hotKey().isEmpty()) {
+            line(fallbackNote(results.hotKey().get(0).decisions(), "hot-key"));
+            line();
+        }
         line("Without leases each of these requests would be one `EVALSHA`, as it is for every other tenant"
                 + " of the latency runs (see Redis commands per request above).");
         line();
+    }
+
+    private static String decidedBy(DecisionSplit d) {
+        return d.decisions() == 0 ? "—" : d.byRedis() + " / " + d.byLease() + " / " + d.byFallback();
+    }
+
+    private static String failures(DecisionSplit d) {
+        return d.decisions() == 0 ? "—" : Long.toString(d.redisFailures());
+    }
+
+    /** Says whether a cluster run measured the Redis path alone, or the local fallback took part. */
+    private static String fallbackNote(DecisionSplit d, String run) {
+        if (d.decisions() == 0) {
+            return "Tollgate's counters could not be read for the " + run + " run.";
+        }
+        if (!d.fallbackDecided() && d.redisFailures() == 0) {
+            return "In the " + run + " run every Tollgate decision was made by Redis or a lease: no Redis call"
+                    + " reached the cut-off, so the figure is the Redis path's.";
+        }
+        return "**In the " + run + " run the local fallback decided " + d.byFallback() + " of " + d.decisions()
+                + " requests** (" + d.redisFailures() + " Redis calls cut off or failed): the machine was too"
+                + " busy for Redis to answer within the cut-off, so the figure mixes the fallback's local shares"
+                + " with Redis's bucket and is not the Redis path's (see [When Redis fails](operations.md#when-redis-fails)).";
     }
 
     private void memory() {

@@ -9,6 +9,8 @@ import dev.tollgate.bench.load.HttpTarget;
 import dev.tollgate.bench.load.LoadResult;
 import dev.tollgate.bench.load.OpenLoopLoad;
 import dev.tollgate.bench.load.RequestMix;
+import dev.tollgate.bench.metrics.DecisionCounters;
+import dev.tollgate.bench.metrics.DecisionSplit;
 import java.time.Duration;
 import java.util.List;
 
@@ -25,9 +27,12 @@ import java.util.List;
  */
 public final class ClusterAccuracy {
 
-    /** One accuracy run of a cluster of one variant. */
+    /**
+     * One accuracy run of a cluster of one variant; {@code decisions} says which path decided
+     * (Tollgate only, {@link DecisionSplit#NONE} for the built-in limiter).
+     */
     public record Result(String limiter, int instances, double offeredRate, double spanSeconds, long sent,
-                         long admitted, long limited, long failed, double limit) {
+                         long admitted, long limited, long failed, double limit, DecisionSplit decisions) {
 
         public double admittedOverLimit() {
             return admitted / limit;
@@ -37,12 +42,14 @@ public final class ClusterAccuracy {
     private ClusterAccuracy() {
     }
 
-    public static Result run(String limiter, List<HttpTarget> instances, double rate, Duration duration) {
+    public static Result run(String limiter, List<HttpTarget> instances, DecisionCounters counters, double rate,
+                             Duration duration) {
+        DecisionCounters.Snapshot before = counters.snapshot();
         LoadResult result = new OpenLoopLoad(instances, RequestMix.singleTenant(ACCURACY_PATH, ACCURACY_TENANT))
                 .run(rate, duration, Duration.ofSeconds(5));
         double span = result.admittedSpanSeconds();
         double limit = ACCURACY_CAPACITY + ACCURACY_RATE * span;
         return new Result(limiter, instances.size(), rate, span, result.sent(), result.ok(), result.limited(),
-                result.otherStatus() + result.errors(), limit);
+                result.otherStatus() + result.errors(), limit, counters.snapshot().since(before));
     }
 }

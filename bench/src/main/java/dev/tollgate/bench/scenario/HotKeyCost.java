@@ -6,6 +6,8 @@ import dev.tollgate.bench.load.HttpTarget;
 import dev.tollgate.bench.load.LoadResult;
 import dev.tollgate.bench.load.OpenLoopLoad;
 import dev.tollgate.bench.load.RequestMix;
+import dev.tollgate.bench.metrics.DecisionCounters;
+import dev.tollgate.bench.metrics.DecisionSplit;
 import dev.tollgate.bench.redis.CommandCounts;
 import dev.tollgate.bench.redis.RedisStats;
 import java.time.Duration;
@@ -30,9 +32,12 @@ public final class HotKeyCost {
     /** Unmeasured start of the run, in which the key becomes hot on every instance. */
     public static final Duration BECOMING_HOT = Duration.ofMillis(1500);
 
-    /** One hot-key run against a cluster of Tollgate instances. */
+    /**
+     * One hot-key run against a cluster of Tollgate instances; {@code decisions} is what the
+     * instances counted over the measured run and the give-back wait.
+     */
     public record Result(int instances, double offeredRate, long sent, long admitted, long limited, long failed,
-                         long scriptCalls, long becomingHotCalls) {
+                         long scriptCalls, long becomingHotCalls, DecisionSplit decisions) {
 
         /** Redis script calls per admitted request. */
         public double callsPerAdmitted() {
@@ -43,7 +48,8 @@ public final class HotKeyCost {
     private HotKeyCost() {
     }
 
-    public static Result run(List<HttpTarget> instances, RedisStats redis, double rate, Duration duration) {
+    public static Result run(List<HttpTarget> instances, DecisionCounters counters, RedisStats redis, double rate,
+                             Duration duration) {
         // The target is about a key that is hot: first let each instance see it at this rate long
         // enough to lease it (its rate meter needs the threshold's worth of requests, 100 at the
         // defaults, decided one call each meanwhile); those calls are reported apart.
@@ -51,6 +57,7 @@ public final class HotKeyCost {
         CommandCounts start = redis.commandCounts();
         load.run(rate, BECOMING_HOT, Duration.ofSeconds(5));
         CommandCounts before = redis.commandCounts();
+        DecisionCounters.Snapshot countersBefore = counters.snapshot();
         long becomingHotCalls = before.since(start).scriptCalls();
         LoadResult measured = load.run(rate, duration, Duration.ofSeconds(5));
         try {
@@ -61,6 +68,7 @@ public final class HotKeyCost {
         }
         long calls = redis.commandCounts().since(before).scriptCalls();
         return new Result(instances.size(), rate, measured.sent(), measured.ok(), measured.limited(),
-                measured.otherStatus() + measured.errors(), calls, becomingHotCalls);
+                measured.otherStatus() + measured.errors(), calls, becomingHotCalls,
+                counters.snapshot().since(countersBefore));
     }
 }

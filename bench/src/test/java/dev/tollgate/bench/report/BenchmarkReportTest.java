@@ -7,6 +7,7 @@ import dev.tollgate.bench.SuiteResults;
 import dev.tollgate.bench.load.LoadResult;
 import dev.tollgate.bench.machine.MachineInfo;
 import dev.tollgate.bench.redis.CommandCounts;
+import dev.tollgate.bench.metrics.DecisionSplit;
 import dev.tollgate.bench.scenario.ClusterAccuracy;
 import dev.tollgate.bench.scenario.HotKeyCost;
 import dev.tollgate.bench.scenario.LatencyRun;
@@ -83,6 +84,10 @@ class BenchmarkReportTest {
                         + " 6,000 admitted: 1 per 40.0 ([hot key](#a-hot-key-with-token-leases)) | **met** |")
                 .contains("## A hot key with token leases")
                 .contains("| 3 | 1,500 | 300 | 6000 | 6000 | 0 | 0 | 150 | 0.0250 (1 per 40.0) |")
+                .contains("| 186 | 3 | 480 | 7770 | 0 | 0 |")
+                .contains("| 0.986 | 2910 | 0 | 300 / 3300 / 0 | 0 |")
+                .contains("In the accuracy run every Tollgate decision was made by Redis or a lease")
+                .contains("In the hot-key run every Tollgate decision was made by Redis or a lease")
                 .doesNotContain("pending")
                 .doesNotContain("Lease hit** (issue 5)")
                 .doesNotContain("Loading rules from PostgreSQL");
@@ -127,9 +132,11 @@ class BenchmarkReportTest {
         return new SuiteResults(
                 new MachineInfo("2025-01-01 00:00 UTC", 2, "CPU", "24 GiB", "Linux", "Java 17", "redis-server 7", "0.1"),
                 0.05, "0.2", Duration.ofSeconds(300), plan(), TARGETS, micro, latency, throughput,
-                List.of(new ClusterAccuracy.Result(Targets.TOLLGATE, 3, 600, 6, 3600, 690, 2910, 0, 700)),
+                List.of(new ClusterAccuracy.Result(Targets.TOLLGATE, 3, 600, 6, 3600, 690, 2910, 0, 700,
+                        new DecisionSplit(300, 3300, 0, 0, 160, 1))),
                 List.of(new RedisMemoryPerBucket.Result(Targets.TOLLGATE, 300_000, 300_000, 60_000_000, 5, 90)),
-                List.of(new HotKeyCost.Result(3, 1500, 6000, 6000, 0, 0, 150, 300)));
+                List.of(new HotKeyCost.Result(3, 1500, 6000, 6000, 0, 0, 150, 300,
+                        new DecisionSplit(480, 7770, 0, 0, 186, 3))));
     }
 
     private static SuitePlan plan() {
