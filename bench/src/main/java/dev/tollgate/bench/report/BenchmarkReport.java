@@ -581,12 +581,13 @@ public final class BenchmarkReport {
     /** Says whether a cluster run measured the Redis path alone, or the local fallback took part. */
     private static String fallbackNote(DecisionSplit d, String run) {
         if (d.decisions() == 0) {
-            return "Tollgate's counters could not be read for the " + run + " run.";
+            return "Tollgate's instances counted no decision in the " + run + " run.";
         }
         if (!d.fallbackDecided() && d.redisFailures() == 0) {
             return "In the " + run + " run every Tollgate decision was made by Redis or a lease: no Redis call"
                     + " reached the cut-off, so the figure is the Redis path's.";
         }
+        // Each failed or cut-off decision call is decided by the fallback, so failures imply fallback decisions.
         return "**In the " + run + " run the local fallback decided " + d.byFallback() + " of " + d.decisions()
                 + " requests** (" + d.redisFailures() + " Redis calls cut off or failed): the machine was too"
                 + " busy for Redis to answer within the cut-off, so the figure mixes the fallback's local shares"

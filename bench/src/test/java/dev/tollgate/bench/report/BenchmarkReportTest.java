@@ -122,6 +122,27 @@ class BenchmarkReportTest {
                 .doesNotContain("decision from a lease already held (JMH");
     }
 
+    @Test
+    void aClusterRunInWhichTheFallbackDecidedIsFlagged(@TempDir Path docs) throws Exception {
+        List<LatencyRun> latency = new ArrayList<>();
+        for (String target : TARGETS) {
+            latency.add(run(1, target, 1000, Map.of()));
+        }
+        // Redis calls cut off on a starved machine: the fallback decided part of the accuracy run.
+        DecisionSplit accuracy = new DecisionSplit(275, 1272, 323, 174, 61, 1);
+        // A few cut-off lease fetches: their waiters decided locally.
+        DecisionSplit hotKey = new DecisionSplit(480, 7740, 30, 5, 186, 3);
+        String md = Files.readString(BenchmarkReport.write(
+                results(latency, List.of(), List.of(), accuracy, hotKey), docs));
+
+        assertThat(md)
+                .contains("| 275 / 1272 / 323 | 174 |")
+                .contains("**In the accuracy run the local fallback decided 323 of 1870 requests** (174 Redis calls"
+                        + " cut off or failed)")
+                .contains("**In the hot-key run the local fallback decided 30 of 8250 requests** (5 Redis calls")
+                .doesNotContain("every Tollgate decision was made by Redis or a lease");
+    }
+
     private static MicroResult leaseHit(double nanos, long redisCalls, long decisions) {
         return new MicroResult("LeaseHitBenchmark.leaseHit", "", nanos, nanos / 10, "ns/op",
                 Map.of("decisions", (double) decisions, "redisCalls", (double) redisCalls));
@@ -129,14 +150,20 @@ class BenchmarkReportTest {
 
     private static SuiteResults results(List<LatencyRun> latency, List<MaxThroughput.Run> throughput,
                                         List<MicroResult> micro) {
+        return results(latency, throughput, micro, new DecisionSplit(300, 3300, 0, 0, 160, 1),
+                new DecisionSplit(480, 7770, 0, 0, 186, 3));
+    }
+
+    private static SuiteResults results(List<LatencyRun> latency, List<MaxThroughput.Run> throughput,
+                                        List<MicroResult> micro, DecisionSplit accuracy, DecisionSplit hotKey) {
         return new SuiteResults(
                 new MachineInfo("2025-01-01 00:00 UTC", 2, "CPU", "24 GiB", "Linux", "Java 17", "redis-server 7", "0.1"),
                 0.05, "0.2", Duration.ofSeconds(300), plan(), TARGETS, micro, latency, throughput,
                 List.of(new ClusterAccuracy.Result(Targets.TOLLGATE, 3, 600, 6, 3600, 690, 2910, 0, 700,
-                        new DecisionSplit(300, 3300, 0, 0, 160, 1))),
+                        accuracy)),
                 List.of(new RedisMemoryPerBucket.Result(Targets.TOLLGATE, 300_000, 300_000, 60_000_000, 5, 90)),
                 List.of(new HotKeyCost.Result(3, 1500, 6000, 6000, 0, 0, 150, 300,
-                        new DecisionSplit(480, 7770, 0, 0, 186, 3))));
+                        hotKey)));
     }
 
     private static SuitePlan plan() {
