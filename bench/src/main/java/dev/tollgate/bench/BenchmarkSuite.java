@@ -38,7 +38,7 @@ import reactor.netty.resources.LoopResources;
  */
 public final class BenchmarkSuite {
 
-    static final String GATEWAY_JAR = "gateway/target/tollgate-gateway-0.1.0-SNAPSHOT.jar";
+    static final String GATEWAY_JAR = "gateway/target/tollgate-gateway-0.1.0-SNAPSHOT-exec.jar";
 
     /** Other work below half a core counts as quiet enough to start. */
     private static final double QUIET_BELOW_CORES = 0.5;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.jayway.jsonpath.JsonPath;
-import dev.tollgate.gateway.directory.Directory;
+import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.testkit.FreePort;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.jayway.jsonpath.JsonPath;
 import dev.tollgate.core.RateLimitRule;
-import dev.tollgate.gateway.directory.Directory;
+import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
 import java.net.http.HttpResponse;
@@ -162,7 +162,7 @@ class DirectoryTest {
         await().atMost(Duration.ofSeconds(1)).until(() -> b.send("GET", "/catalog/1", key).statusCode() == 200);
 
         HttpResponse<String> keys = a.admin("GET", "/admin/tenants/revoked-tenant/keys", null, ADMIN_TOKEN);
-        assertThat(keys.body()).doesNotContain(key).doesNotContain(dev.tollgate.gateway.directory.ApiKeys.hash(key));
+        assertThat(keys.body()).doesNotContain(key).doesNotContain(dev.tollgate.spring.directory.ApiKeys.hash(key));
         int id = JsonPath.read(keys.body(), "$.keys[0].id");
 
         assertThat(a.admin("DELETE", "/admin/keys/" + id, null, ADMIN_TOKEN).statusCode()).isEqualTo(200);

@@ -2,9 +2,9 @@ package dev.tollgate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tollgate.gateway.limiter.DecisionMetrics;
-import dev.tollgate.gateway.limiter.DecisionOutcome;
-import dev.tollgate.gateway.limiter.DecisionSource;
+import dev.tollgate.spring.limiter.DecisionMetrics;
+import dev.tollgate.spring.limiter.DecisionOutcome;
+import dev.tollgate.spring.limiter.DecisionSource;
 import dev.tollgate.testkit.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.HashMap;

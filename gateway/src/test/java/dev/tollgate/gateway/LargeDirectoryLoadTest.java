@@ -3,9 +3,9 @@ package dev.tollgate.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tollgate.core.RuleSet;
-import dev.tollgate.gateway.directory.ApiKeys;
-import dev.tollgate.gateway.directory.Directory;
-import dev.tollgate.gateway.directory.DirectoryRepository;
+import dev.tollgate.spring.directory.ApiKeys;
+import dev.tollgate.spring.directory.Directory;
+import dev.tollgate.spring.directory.DirectoryRepository;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
 import com.zaxxer.hikari.HikariDataSource;

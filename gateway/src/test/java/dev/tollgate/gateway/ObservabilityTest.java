@@ -3,9 +3,9 @@ package dev.tollgate.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.jayway.jsonpath.JsonPath;
-import dev.tollgate.gateway.limiter.DecisionMetrics;
-import dev.tollgate.gateway.limiter.DecisionOutcome;
-import dev.tollgate.gateway.limiter.DecisionSource;
+import dev.tollgate.spring.limiter.DecisionMetrics;
+import dev.tollgate.spring.limiter.DecisionOutcome;
+import dev.tollgate.spring.limiter.DecisionSource;
 import dev.tollgate.testkit.RedisServer;
 import java.net.http.HttpResponse;
 import java.util.HashMap;

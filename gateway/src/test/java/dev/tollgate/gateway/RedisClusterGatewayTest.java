@@ -3,8 +3,8 @@ package dev.tollgate.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tollgate.gateway.limiter.DecisionMetrics;
-import dev.tollgate.gateway.limiter.DecisionSource;
+import dev.tollgate.spring.limiter.DecisionMetrics;
+import dev.tollgate.spring.limiter.DecisionSource;
 import dev.tollgate.testkit.RedisCluster;
 import dev.tollgate.testkit.RedisServer;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.jayway.jsonpath.JsonPath;
-import dev.tollgate.gateway.limiter.DecisionMetrics;
-import dev.tollgate.gateway.limiter.DecisionOutcome;
-import dev.tollgate.gateway.limiter.DecisionSource;
-import dev.tollgate.gateway.limiter.LiveInstances;
+import dev.tollgate.spring.limiter.DecisionMetrics;
+import dev.tollgate.spring.limiter.DecisionOutcome;
+import dev.tollgate.spring.limiter.DecisionSource;
+import dev.tollgate.spring.limiter.LiveInstances;
 import dev.tollgate.testkit.FreePort;
 import dev.tollgate.testkit.RedisServer;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;

@@ -36,6 +36,6 @@ class StructuredLoggingTest {
                 .findFirst().orElseThrow();
         assertThat(line).startsWith("{").endsWith("}")
                 .contains("\"level\":\"INFO\"")
-                .contains("\"logger\":\"dev.tollgate.gateway.filter.RejectionLog\"");
+                .contains("\"logger\":\"dev.tollgate.spring.filter.RejectionLog\"");
     }
 }

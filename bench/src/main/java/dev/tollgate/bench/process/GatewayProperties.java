@@ -54,6 +54,9 @@ final class GatewayProperties {
             }
             case BUILT_IN -> {
                 p.put("tollgate.enabled", "false");
+                // The Tollgate application excludes Spring Cloud Gateway's Redis rate-limiter
+                // auto-configuration; this baseline is the one place that needs it back.
+                p.put("spring.autoconfigure.exclude", "");
                 builtInLimiter(p, 0, UNREACHED_RATE, UNREACHED_CAPACITY);
                 builtInLimiter(p, 1, ACCURACY_RATE, ACCURACY_CAPACITY);
             }

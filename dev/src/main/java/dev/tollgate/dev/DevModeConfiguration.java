@@ -1,0 +1,110 @@
+package dev.tollgate.dev;
+
+import dev.tollgate.spring.autoconfigure.DatabaseEndpoint;
+import dev.tollgate.spring.directory.ApiKeys;
+import dev.tollgate.spring.directory.DirectoryRepository;
+import dev.tollgate.spring.directory.DirectorySeed;
+import dev.tollgate.testkit.PostgresServer;
+import dev.tollgate.testkit.RedisServer;
+import java.math.BigDecimal;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.cloud.gateway.route.RouteLocator;
+import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpMethod;
+
+/**
+ * Dev mode ({@link TollgateDevMode}): everything on this machine, nothing to install.
+ * A real {@code redis-server} is started on a free port (the system's Redis 7 if on the PATH,
+ * else the binary shipped in the embedded-redis jar), a real PostgreSQL (zonky's embedded binaries)
+ * holding demo rules and keys, and a demo backend for the routes below. All of it stops with the
+ * gateway.
+ */
+@Configuration(proxyBeanMethods = false)
+public class DevModeConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(DevModeConfiguration.class);
+
+    @Bean(destroyMethod = "close")
+    RedisServer devRedisServer() {
+        RedisServer server = RedisServer.start();
+        log.info("Dev mode: redis-server {} on 127.0.0.1:{}", server.binary(), server.port());
+        return server;
+    }
+
+    /** Points Spring Boot's Redis client at the dev server instead of {@code spring.data.redis.*}. */
+    @Bean
+    DataRedisConnectionDetails devRedisConnectionDetails(RedisServer devRedisServer) {
+        return new DataRedisConnectionDetails() {
+            @Override
+            public Standalone getStandalone() {
+                return Standalone.of(devRedisServer.host(), devRedisServer.port());
+            }
+        };
+    }
+
+    @Bean(destroyMethod = "close")
+    PostgresServer devPostgresServer() {
+        PostgresServer server = PostgresServer.start();
+        log.info("Dev mode: PostgreSQL on 127.0.0.1:{} ({})", server.port(), server.jdbcUrl());
+        return server;
+    }
+
+    /** Points the rule directory at the dev database instead of {@code spring.datasource.*}. */
+    @Bean
+    DatabaseEndpoint devDatabaseEndpoint(PostgresServer devPostgresServer) {
+        return new DatabaseEndpoint(devPostgresServer.jdbcUrl(), devPostgresServer.username(),
+                devPostgresServer.password());
+    }
+
+    /**
+     * Demo rules and keys. The keys are the tenants' names, so the seed's curl demo works as
+     * written; real keys come from {@code POST /admin/tenants/{tenant}/keys}.
+     */
+    @Bean
+    DirectorySeed devDemoData() {
+        return repository -> {
+            seedRule(repository, "shop-a", "create-order", 2, 1);
+            seedRule(repository, "shop-a", "*", 100, 50);
+            seedRule(repository, "shop-b", "create-order", 200, 100);
+            seedKey(repository, "shop-a", "shop-a");
+            seedKey(repository, "shop-b", "shop-b");
+            log.info("Dev mode: demo rules and keys for shop-a and shop-b are in place");
+        };
+    }
+
+    private static void seedRule(DirectoryRepository repository, String tenant,
+                                 String route, long capacity, long refill) {
+        if (repository.findRule(tenant, route).isEmpty()) {
+            repository.upsertRule(tenant, route, capacity, BigDecimal.valueOf(refill), 1, false, 1);
+        }
+    }
+
+    private static void seedKey(DirectoryRepository repository, String tenant,
+                                String key) {
+        if (repository.listKeys(tenant).isEmpty()) {
+            repository.createKey(tenant, "dev demo key", ApiKeys.hash(key));
+        }
+    }
+
+    @Bean(destroyMethod = "close")
+    DemoUpstream demoUpstream() {
+        DemoUpstream upstream = DemoUpstream.start();
+        log.info("Dev mode: demo backend on {}", upstream.uri());
+        return upstream;
+    }
+
+    /** The demo routes: the seed's {@code POST /orders}, plus two more to play with. */
+    @Bean
+    RouteLocator demoRoutes(RouteLocatorBuilder routes, DemoUpstream demoUpstream) {
+        String uri = demoUpstream.uri().toString();
+        return routes.routes()
+                .route("create-order", r -> r.method(HttpMethod.POST).and().path("/orders").uri(uri))
+                .route("list-orders", r -> r.method(HttpMethod.GET).and().path("/orders").uri(uri))
+                .route("catalog", r -> r.path("/catalog/**").uri(uri))
+                .build();
+    }
+}

@@ -1,0 +1,28 @@
+package dev.tollgate.dev;
+
+import dev.tollgate.gateway.TollgateApplication;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+
+/**
+ * Starts Tollgate in dev mode: the production application ({@link TollgateApplication}) plus
+ * {@link DevModeConfiguration} (a real redis-server and PostgreSQL on free ports, a demo backend,
+ * demo rules and keys) and the {@code dev} profile ({@code application-dev.yml}). Arguments are
+ * passed on, so any setting can still be given as {@code --name=value}.
+ */
+public final class TollgateDevMode {
+
+    /** The profile dev mode runs with; its settings are in {@code application-dev.yml}. */
+    public static final String PROFILE = "dev";
+
+    private TollgateDevMode() {
+    }
+
+    public static void main(String[] args) {
+        application().run(args);
+    }
+
+    /** The dev-mode application, not yet started. */
+    public static SpringApplicationBuilder application() {
+        return new SpringApplicationBuilder(TollgateApplication.class, DevModeConfiguration.class).profiles(PROFILE);
+    }
+}

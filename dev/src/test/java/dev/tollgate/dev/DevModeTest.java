@@ -1,0 +1,53 @@
+package dev.tollgate.dev;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tollgate.testkit.PostgresServer;
+import dev.tollgate.testkit.RedisServer;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/** The README's first command: dev mode serves the demo with nothing installed, and stops cleanly. */
+class DevModeTest {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @Test
+    void theDemoCurlLoopPrints200_200_429AndEverythingStopsWithTheGateway() throws Exception {
+        RedisServer devRedis;
+        PostgresServer devPostgres;
+        try (ConfigurableApplicationContext dev = TollgateDevMode.application()
+                .run("--server.port=0", "--management.server.port=0", "--spring.main.banner-mode=off")) {
+            int port = Integer.parseInt(dev.getEnvironment().getRequiredProperty("local.server.port"));
+            devRedis = dev.getBean(RedisServer.class);
+            devPostgres = dev.getBean(PostgresServer.class);
+            List<Integer> codes = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                codes.add(send(port, "POST", "/orders", "shop-a").statusCode());
+            }
+            assertThat(codes).containsExactly(200, 200, 429);
+            assertThat(send(port, "GET", "/orders", "shop-a").body()).contains("tollgate-demo");
+            assertThat(devRedis.isAlive()).isTrue();
+        }
+        assertThat(devRedis.isAlive()).isFalse();
+        assertThat(devPostgres.isRunning()).isFalse();
+    }
+
+    private static HttpResponse<String> send(int port, String method, String path, String apiKey)
+            throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10))
+                .method(method, HttpRequest.BodyPublishers.noBody())
+                .header("X-Api-Key", apiKey)
+                .build();
+        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+}

@@ -1,7 +1,0 @@
-package dev.tollgate.gateway.limiter;
-
-import dev.tollgate.core.Decision;
-
-/** A decision and who made it. */
-public record SourcedDecision(Decision decision, DecisionSource source) {
-}

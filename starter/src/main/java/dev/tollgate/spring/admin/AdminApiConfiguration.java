@@ -1,0 +1,65 @@
+package dev.tollgate.spring.admin;
+
+import dev.tollgate.spring.autoconfigure.AdminProperties;
+import dev.tollgate.spring.directory.DirectoryRefresher;
+import dev.tollgate.spring.directory.DirectoryRepository;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
+import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
+import org.springframework.context.annotation.Bean;
+import org.springframework.http.HttpHeaders;
+import org.springframework.web.reactive.function.server.RequestPredicates;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerResponse;
+
+/**
+ * The admin API, {@code /admin/**}, registered in the management server's own context: it exists
+ * only when the management port differs from the gateway port, so it can never be reached through
+ * the public gateway port. Every request needs {@code Authorization: Bearer <tollgate.admin.token>};
+ * with no token configured, or with rules not in the database, every admin path answers 404 saying
+ * why.
+ */
+@ManagementContextConfiguration(value = ManagementContextType.CHILD, proxyBeanMethods = false)
+public class AdminApiConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(AdminApiConfiguration.class);
+
+    @Bean
+    RouterFunction<ServerResponse> tollgateAdminApi(AdminProperties admin,
+                                                    ObjectProvider<DirectoryRepository> repository,
+                                                    ObjectProvider<DirectoryRefresher> refresher) {
+        if (!admin.enabled() || repository.getIfAvailable() == null) {
+            String why = !admin.enabled()
+                    ? "The admin API is off: set tollgate.admin.token to turn it on."
+                    : "The admin API needs tollgate.source=database.";
+            log.info(why);
+            return RouterFunctions.route(RequestPredicates.path("/admin/**"),
+                    request -> AdminProblems.notFound(why));
+        }
+        byte[] expected = ("Bearer " + admin.token()).getBytes(StandardCharsets.UTF_8);
+        AdminHandlers handlers = new AdminHandlers(repository.getObject(), refresher.getObject());
+        log.info("Admin API on the management port under /admin");
+        return RouterFunctions.route()
+                .GET("/admin/rules", handlers::listRules)
+                .GET("/admin/rules/{tenant}/{route}", handlers::getRule)
+                .PUT("/admin/rules/{tenant}/{route}", handlers::putRule)
+                .DELETE("/admin/rules/{tenant}/{route}", handlers::deleteRule)
+                .POST("/admin/tenants/{tenant}/keys", handlers::createKey)
+                .GET("/admin/tenants/{tenant}/keys", handlers::listKeys)
+                .DELETE("/admin/keys/{id}", handlers::revokeKey)
+                .filter((request, next) -> {
+                    String header = request.headers().firstHeader(HttpHeaders.AUTHORIZATION);
+                    byte[] given = header == null ? new byte[0] : header.getBytes(StandardCharsets.UTF_8);
+                    if (!MessageDigest.isEqual(expected, given)) { // constant time
+                        return AdminProblems.unauthorized();
+                    }
+                    return next.handle(request);
+                })
+                .build();
+    }
+}

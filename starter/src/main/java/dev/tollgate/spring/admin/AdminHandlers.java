@@ -1,0 +1,231 @@
+package dev.tollgate.spring.admin;
+
+import dev.tollgate.core.RateLimitRule;
+import dev.tollgate.spring.directory.ApiKeys;
+import dev.tollgate.spring.directory.DirectoryRefresher;
+import dev.tollgate.spring.directory.DirectoryRepository;
+import dev.tollgate.spring.directory.DirectoryRepository.StoredKey;
+import dev.tollgate.spring.directory.Ids;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.codec.DecodingException;
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.http.HttpStatus;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
+import org.springframework.web.reactive.function.server.ServerRequest;
+import org.springframework.web.reactive.function.server.ServerResponse;
+import org.springframework.web.server.ServerWebInputException;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The admin API's handlers. Database calls block, so they run on Reactor's bounded elastic
+ * scheduler. After a write, this instance refreshes at once; the others hear of it through
+ * PostgreSQL's notification.
+ */
+final class AdminHandlers {
+
+    private static final Logger log = LoggerFactory.getLogger(AdminHandlers.class);
+    private static final int DEFAULT_PAGE_SIZE = 100;
+    private static final int MAX_PAGE_SIZE = 1000;
+
+    private final DirectoryRepository repository;
+    private final DirectoryRefresher refresher;
+
+    AdminHandlers(DirectoryRepository repository, DirectoryRefresher refresher) {
+        this.repository = repository;
+        this.refresher = refresher;
+    }
+
+    /** A rule in responses (the rate as a plain JSON number: it has at most three decimals). */
+    record RuleView(String tenant, String route, long capacity, double refillPerSecond, long cost, boolean shadow,
+                    int shards, Instant updatedAt) {
+        static RuleView of(DirectoryRepository.StoredRule r) {
+            return new RuleView(r.tenant(), r.route(), r.capacity(), r.refillPerSecond().doubleValue(), r.cost(),
+                    r.shadow(), r.shards(), r.updatedAt());
+        }
+    }
+
+    /** A page of rules in responses. */
+    record RulePageView(List<RuleView> rules, int page, int size, long total) {
+    }
+
+    /** A new key: the only response that ever contains the key itself. */
+    record CreatedKeyView(long id, String tenant, String label, String key, Instant createdAt) {
+    }
+
+    Mono<ServerResponse> listRules(ServerRequest request) {
+        return handle(() -> {
+            String tenant = request.queryParam("tenant").orElse(null);
+            if (tenant != null) {
+                requireTenant(tenant);
+            }
+            int page = intParam(request, "page", 0, 0, Integer.MAX_VALUE);
+            int size = intParam(request, "size", DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE);
+            DirectoryRepository.RulePage rules = repository.listRules(tenant, Math.multiplyExact(page, size), size);
+            return ServerResponse.ok().bodyValue(new RulePageView(
+                    rules.rules().stream().map(RuleView::of).toList(), page, size, rules.total()));
+        });
+    }
+
+    Mono<ServerResponse> getRule(ServerRequest request) {
+        String tenant = request.pathVariable("tenant");
+        String route = request.pathVariable("route");
+        return handle(() -> {
+            requireTenant(tenant);
+            requireRoute(route);
+            return repository.findRule(tenant, route)
+                    .map(rule -> ServerResponse.ok().bodyValue(RuleView.of(rule)))
+                    .orElseGet(() -> AdminProblems.notFound("No rule for tenant '" + tenant + "' on route '" + route + "'."));
+        });
+    }
+
+    Mono<ServerResponse> putRule(ServerRequest request) {
+        String tenant = request.pathVariable("tenant");
+        String route = request.pathVariable("route");
+        return request.bodyToMono(RuleRequest.class)
+                .switchIfEmpty(Mono.error(new AdminRequestException("body", "a JSON body is required")))
+                .flatMap(body -> handle(() -> {
+                    requireTenant(tenant);
+                    requireRoute(route);
+                    RateLimitRule rule = body.validate();
+                    DirectoryRepository.Upserted saved = repository.upsertRule(tenant, route, rule.capacity(),
+                            body.refillPerSecond(), rule.cost(), rule.shadow(), rule.shards());
+                    refresher.refreshSoon();
+                    log.info("Admin: rule for tenant '{}' route '{}' {}: capacity {}, refill {}/s, cost {}, {} shard(s){}",
+                            tenant, route, saved.created() ? "created" : "updated", rule.capacity(),
+                            body.refillPerSecond().toPlainString(), rule.cost(), rule.shards(),
+                            rule.shadow() ? ", shadow" : "");
+                    return ServerResponse.status(saved.created() ? HttpStatus.CREATED : HttpStatus.OK)
+                            .bodyValue(RuleView.of(saved.rule()));
+                }))
+                .onErrorResume(e -> errorResponse(e));
+    }
+
+    Mono<ServerResponse> deleteRule(ServerRequest request) {
+        String tenant = request.pathVariable("tenant");
+        String route = request.pathVariable("route");
+        return handle(() -> {
+            requireTenant(tenant);
+            requireRoute(route);
+            if (!repository.deleteRule(tenant, route)) {
+                return AdminProblems.notFound("No rule for tenant '" + tenant + "' on route '" + route + "'.");
+            }
+            refresher.refreshSoon();
+            log.info("Admin: rule for tenant '{}' route '{}' deleted", tenant, route);
+            return ServerResponse.noContent().build();
+        });
+    }
+
+    Mono<ServerResponse> createKey(ServerRequest request) {
+        String tenant = request.pathVariable("tenant");
+        return request.bodyToMono(KeyRequest.class)
+                .defaultIfEmpty(new KeyRequest(null))
+                .flatMap(body -> handle(() -> {
+                    requireTenant(tenant);
+                    String label = body.validLabel();
+                    String key = ApiKeys.generate();
+                    StoredKey stored = repository.createKey(tenant, label, ApiKeys.hash(key));
+                    refresher.refreshSoon();
+                    log.info("Admin: API key {} created for tenant '{}'", stored.id(), tenant); // never the key
+                    return ServerResponse.status(HttpStatus.CREATED).bodyValue(
+                            new CreatedKeyView(stored.id(), tenant, label, key, stored.createdAt()));
+                }))
+                .onErrorResume(e -> errorResponse(e));
+    }
+
+    Mono<ServerResponse> listKeys(ServerRequest request) {
+        String tenant = request.pathVariable("tenant");
+        return handle(() -> {
+            requireTenant(tenant);
+            return ServerResponse.ok().bodyValue(Map.of("keys", repository.listKeys(tenant)));
+        });
+    }
+
+    Mono<ServerResponse> revokeKey(ServerRequest request) {
+        String idText = request.pathVariable("id");
+        return handle(() -> {
+            long id;
+            try {
+                id = Long.parseLong(idText);
+            } catch (NumberFormatException e) {
+                throw new AdminRequestException("id", "id must be a number, was '" + idText + "'");
+            }
+            return repository.revokeKey(id)
+                    .map(key -> {
+                        refresher.refreshSoon();
+                        log.info("Admin: API key {} of tenant '{}' revoked", id, key.tenant());
+                        return ServerResponse.ok().bodyValue(key);
+                    })
+                    .orElseGet(() -> AdminProblems.notFound("No API key with id " + id + "."));
+        });
+    }
+
+    private Mono<ServerResponse> handle(Callable<Mono<ServerResponse>> work) {
+        return Mono.fromCallable(work)
+                .subscribeOn(Schedulers.boundedElastic())
+                .flatMap(response -> response)
+                .onErrorResume(this::errorResponse);
+    }
+
+    private Mono<ServerResponse> errorResponse(Throwable e) {
+        if (e instanceof AdminRequestException bad) {
+            return AdminProblems.invalid(bad.field(), bad.getMessage());
+        }
+        if (e instanceof ServerWebInputException || e instanceof DecodingException) {
+            return AdminProblems.invalid("body", "the body is not valid JSON of the expected shape");
+        }
+        if (e instanceof DataIntegrityViolationException) {
+            // The database's constraints are the last line of defence; nothing was stored.
+            return AdminProblems.problem(HttpStatus.BAD_REQUEST, "invalid-request",
+                    "The database refused the change: " + rootMessage(e));
+        }
+        if (e instanceof CannotGetJdbcConnectionException || e instanceof DataAccessResourceFailureException) {
+            return AdminProblems.problem(HttpStatus.SERVICE_UNAVAILABLE, "database-unavailable",
+                    "PostgreSQL cannot be reached; nothing was changed. Retry later.");
+        }
+        log.error("Admin request failed", e);
+        return AdminProblems.problem(HttpStatus.INTERNAL_SERVER_ERROR, "internal-error", "The request failed.");
+    }
+
+    private static void requireTenant(String tenant) {
+        if (!Ids.isValidTenant(tenant)) {
+            throw new AdminRequestException("tenant", "tenant must be " + Ids.rule() + ", was '" + tenant + "'");
+        }
+    }
+
+    private static void requireRoute(String route) {
+        if (!Ids.isValidRoute(route)) {
+            throw new AdminRequestException("route", "route must be * or " + Ids.rule() + ", was '" + route + "'");
+        }
+    }
+
+    private static int intParam(ServerRequest request, String name, int fallback, int min, int max) {
+        String value = request.queryParam(name).orElse(null);
+        if (value == null) {
+            return fallback;
+        }
+        try {
+            int n = Integer.parseInt(value);
+            if (n < min || n > max) {
+                throw new AdminRequestException(name, name + " must be between " + min + " and " + max + ", was " + n);
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new AdminRequestException(name, name + " must be a number, was '" + value + "'");
+        }
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage();
+    }
+}

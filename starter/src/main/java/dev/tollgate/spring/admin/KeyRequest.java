@@ -1,0 +1,15 @@
+package dev.tollgate.spring.admin;
+
+/** The (optional) body of {@code POST /admin/tenants/{tenant}/keys}. */
+record KeyRequest(String label) {
+
+    static final int MAX_LABEL = 200;
+
+    String validLabel() {
+        String l = label == null ? "" : label.strip();
+        if (l.length() > MAX_LABEL) {
+            throw new AdminRequestException("label", "label is at most " + MAX_LABEL + " characters, was " + l.length());
+        }
+        return l;
+    }
+}

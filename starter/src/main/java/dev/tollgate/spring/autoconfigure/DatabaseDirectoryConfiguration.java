@@ -1,0 +1,97 @@
+package dev.tollgate.spring.autoconfigure;
+
+import dev.tollgate.spring.directory.ChangeListener;
+import dev.tollgate.spring.directory.Directory;
+import dev.tollgate.spring.directory.DirectoryHealthIndicator;
+import dev.tollgate.spring.directory.DirectoryRefresher;
+import dev.tollgate.spring.directory.DirectoryRepository;
+import dev.tollgate.spring.directory.DirectorySeed;
+import dev.tollgate.spring.directory.DirectorySnapshot;
+import dev.tollgate.spring.directory.RulesReadinessIndicator;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+/**
+ * {@code tollgate.source=database} (the default): rules and hashed API keys in PostgreSQL, held in
+ * memory by the {@link Directory} and kept fresh by the {@link DirectoryRefresher} and the
+ * {@link ChangeListener}. Nothing here needs the database to be up when the gateway starts.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnProperty(name = "tollgate.source", havingValue = "database", matchIfMissing = true)
+class DatabaseDirectoryConfiguration {
+
+    /**
+     * From Spring Boot's standard {@code spring.datasource.url}, {@code .username}, {@code .password}.
+     * An application that defines its own {@link DatabaseEndpoint} bean (dev mode, for its embedded
+     * database) replaces this one.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    DatabaseEndpoint databaseEndpoint(Environment environment) {
+        return new DatabaseEndpoint(environment.getProperty("spring.datasource.url"),
+                environment.getProperty("spring.datasource.username"),
+                environment.getProperty("spring.datasource.password"));
+    }
+
+    /**
+     * Tollgate's own small pool, deliberately not a {@code DataSource} bean: in an application with a
+     * database of its own, a {@code DataSource} bean of ours would make Spring Boot's back off.
+     */
+    @Bean(destroyMethod = "close")
+    DirectoryConnectionPool directoryConnectionPool(DatabaseEndpoint endpoint, DirectoryProperties properties) {
+        return DirectoryConnectionPool.open(endpoint, properties.poolSize());
+    }
+
+    @Bean
+    DirectoryRepository directoryRepository(DirectoryConnectionPool pool) {
+        return new DirectoryRepository(pool.dataSource());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    Directory directory(TollgateProperties properties, DirectoryProperties directoryProperties) {
+        if (!properties.rules().isEmpty()) {
+            LoggerFactory.getLogger(DatabaseDirectoryConfiguration.class).warn(
+                    "tollgate.rules ({} entries) is ignored with tollgate.source=database: rules live in PostgreSQL",
+                    properties.rules().size());
+        }
+        return new Directory(DirectorySnapshot.notLoaded(properties.defaultRateLimitRule()),
+                directoryProperties.unverifiedKeys());
+    }
+
+    @Bean(destroyMethod = "close")
+    DirectoryRefresher directoryRefresher(DirectoryRepository repository, Directory directory,
+                                          TollgateProperties properties, DirectoryProperties p,
+                                          MeterRegistry meters, ObjectProvider<DirectorySeed> seeds) {
+        DirectoryRefresher refresher = new DirectoryRefresher(repository, directory, properties.defaultRateLimitRule(),
+                new DirectoryRefresher.Settings(p.refreshInterval(), p.fullReloadInterval(), p.retryDelay(),
+                        p.changeRetention(), p.changeLookback(), p.migrate()),
+                meters, seeds.orderedStream().toList());
+        refresher.start(p.initialLoadTimeout());
+        return refresher;
+    }
+
+    @Bean(destroyMethod = "close")
+    ChangeListener changeListener(DatabaseEndpoint endpoint, DirectoryRefresher refresher, DirectoryProperties p) {
+        ChangeListener listener = new ChangeListener(endpoint, refresher, p.retryDelay());
+        listener.start();
+        return listener;
+    }
+
+    @Bean
+    RulesReadinessIndicator rulesHealthIndicator(Directory directory, DirectoryRefresher refresher) {
+        return new RulesReadinessIndicator(() -> directory.snapshot().loaded(), refresher::isStartupDone);
+    }
+
+    @Bean
+    DirectoryHealthIndicator directoryHealthIndicator(Directory directory, DirectoryRefresher refresher,
+                                                      ChangeListener listener) {
+        return new DirectoryHealthIndicator(directory, refresher, listener);
+    }
+}

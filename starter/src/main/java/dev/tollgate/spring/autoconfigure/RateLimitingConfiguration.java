@@ -1,0 +1,182 @@
+package dev.tollgate.spring.autoconfigure;
+
+import dev.tollgate.core.DaemonThreads;
+import dev.tollgate.core.BucketStore;
+import dev.tollgate.core.LeasePolicy;
+import dev.tollgate.core.LeasingBucketStore;
+import dev.tollgate.core.LocalFallbackLimiter;
+import dev.tollgate.core.ShardedBucketStore;
+import dev.tollgate.core.MonotonicClock;
+import dev.tollgate.core.RuleBook;
+import dev.tollgate.spring.filter.LimitEnforcer;
+import dev.tollgate.spring.filter.RateLimitFilter;
+import dev.tollgate.spring.filter.TollgateRateLimiter;
+import dev.tollgate.spring.filter.RateLimitHeaders;
+import dev.tollgate.spring.filter.RejectionLog;
+import dev.tollgate.spring.limiter.DecisionMetrics;
+import dev.tollgate.spring.limiter.FailoverRateLimiter;
+import dev.tollgate.spring.limiter.LiveInstances;
+import dev.tollgate.spring.limiter.RateLimiterHealthIndicator;
+import dev.tollgate.spring.tenant.TenantResolver;
+import dev.tollgate.redis.InstanceHeartbeat;
+import dev.tollgate.redis.RedisBucketStore;
+import dev.tollgate.redis.RedisConnector;
+import dev.tollgate.redis.RedisTokenLeaseSource;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Wires the limiter: the Redis path and its local fallback, metrics, the global rate-limit filter
+ * and the {@link TollgateRateLimiter} for Spring Cloud Gateway's {@code RequestRateLimiter}. With
+ * {@code tollgate.enabled=false} none of it exists (nor does {@link RedisStoreConfiguration}): the
+ * gateway forwards without limiting, opens no Redis connection, and, above all, sends no heartbeat,
+ * so it is not counted among the instances the local fallback divides limits by. The benchmark's
+ * "no limiter" baseline is this very application with the switch off.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnProperty(name = "tollgate.enabled", havingValue = "true", matchIfMissing = true)
+class RateLimitingConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean(name = "redisCircuitBreaker")
+    CircuitBreaker redisCircuitBreaker(RedisGuardProperties guard, MeterRegistry meters) {
+        RedisGuardProperties.CircuitBreakerProperties cb = guard.circuitBreaker();
+        CircuitBreakerConfig config = CircuitBreakerConfig.custom()
+                .failureRateThreshold(cb.failureRateThreshold())
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
+                .slidingWindowSize(cb.slidingWindowSize())
+                .minimumNumberOfCalls(cb.minimumNumberOfCalls())
+                .waitDurationInOpenState(cb.waitInOpenState())
+                .permittedNumberOfCallsInHalfOpenState(cb.permittedCallsInHalfOpenState())
+                .build();
+        CircuitBreakerRegistry registry = CircuitBreakerRegistry.of(config);
+        TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(registry).bindTo(meters);
+        return registry.circuitBreaker("redis");
+    }
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    LiveInstances liveInstances(InstanceHeartbeat heartbeat, FallbackProperties fallback, MeterRegistry meters) {
+        LiveInstances instances = new LiveInstances(heartbeat, fallback.heartbeatInterval(), fallback.heartbeatTtl(),
+                fallback.instances());
+        instances.start();
+        Gauge.builder("tollgate.fallback.instances", instances, LiveInstances::count)
+                .description("Instance count the local fallback divides limits by")
+                .register(meters);
+        return instances;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LocalFallbackLimiter localFallbackLimiter(LiveInstances instances) {
+        return new LocalFallbackLimiter(instances::count, MonotonicClock.system());
+    }
+
+    /** Drops full local buckets now and then, so the fallback's memory follows active tenants only. */
+    @Bean(destroyMethod = "shutdownNow")
+    ScheduledExecutorService fallbackEviction(LocalFallbackLimiter limiter, FallbackProperties fallback) {
+        ScheduledExecutorService executor = DaemonThreads.scheduler("tollgate-fallback-eviction");
+        long period = fallback.evictionInterval().toMillis();
+        executor.scheduleWithFixedDelay(limiter::evictFullBuckets, period, period, TimeUnit.MILLISECONDS);
+        return executor;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    DecisionMetrics decisionMetrics(MeterRegistry meters, ObservabilityProperties observability) {
+        return new DecisionMetrics(meters, observability.metrics().tenantTagSet());
+    }
+
+    /**
+     * Hot keys are leased (one Redis call per batch instead of per request) when enabled; cold keys
+     * keep one call per request.
+     */
+    @Bean(destroyMethod = "close")
+    LeasingBucketStore leasingBucketStore(RedisBucketStore redis, RedisTokenLeaseSource leaseSource,
+                                          HotKeyProperties hotKeys, MeterRegistry meters) {
+        LeasePolicy policy = hotKeys.leases().policy();
+        LeasingBucketStore leasing = new LeasingBucketStore(redis,
+                leaseSource, policy, MonotonicClock.system());
+        FunctionCounter.builder("tollgate.leases.local.decisions", leasing, LeasingBucketStore::localDecisions)
+                .description("Decisions served from a token lease held by this instance, without a Redis call")
+                .register(meters);
+        FunctionCounter.builder("tollgate.leases.calls", leasing, LeasingBucketStore::leaseCalls)
+                .description("Redis calls that took a batch of tokens for a hot key").register(meters);
+        FunctionCounter.builder("tollgate.leases.returns", leasing, LeasingBucketStore::giveBackCalls)
+                .description("Redis calls that gave unspent leased tokens back").register(meters);
+        Gauge.builder("tollgate.leases.keys", leasing, LeasingBucketStore::trackedKeys)
+                .description("Keys whose request rate this instance tracks for leasing").register(meters);
+        return leasing;
+    }
+
+    /** Gives back leases of keys that went quiet, once per lease time-to-live. */
+    @Bean(destroyMethod = "shutdownNow")
+    ScheduledExecutorService leaseReturns(LeasingBucketStore leasing, HotKeyProperties hotKeys) {
+        ScheduledExecutorService executor = DaemonThreads.scheduler("tollgate-lease-returns");
+        long period = hotKeys.leases().ttl().toMillis();
+        executor.scheduleWithFixedDelay(leasing::returnExpiredLeases, period, period, TimeUnit.MILLISECONDS);
+        return executor;
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    FailoverRateLimiter failoverRateLimiter(RedisBucketStore redis, RedisTokenLeaseSource leaseSource,
+                                            LeasingBucketStore leasing, RuleBook rules,
+                                            HotKeyProperties hotKeys, LocalFallbackLimiter fallback,
+                                            CircuitBreaker redisCircuitBreaker, RedisGuardProperties guard,
+                                            DecisionMetrics metrics) {
+        BucketStore perKey = hotKeys.leases().enabled() ? leasing : redis;
+        // A rule with shards > 1 is split over sub-buckets; shards are looked up per request.
+        BucketStore store = new ShardedBucketStore(perKey,
+                key -> rules.ruleFor(key.tenant(), key.route()).shards(), hotKeys.shards().secondChance());
+        return new FailoverRateLimiter(store, leaseSource, fallback,
+                redisCircuitBreaker, guard.timeout(), metrics);
+    }
+
+    @Bean
+    RateLimiterHealthIndicator rateLimiterHealthIndicator(CircuitBreaker redisCircuitBreaker,
+                                                          RedisConnector connector, LiveInstances instances) {
+        return new RateLimiterHealthIndicator(redisCircuitBreaker, connector, instances);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RateLimitHeaders rateLimitHeaders(ObservabilityProperties observability) {
+        return new RateLimitHeaders(observability.headers().xRateLimit(), observability.headers().ietf());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    LimitEnforcer limitEnforcer(RuleBook rules, FailoverRateLimiter limiter, DecisionMetrics metrics,
+                                ObservabilityProperties observability) {
+        return new LimitEnforcer(rules, limiter, metrics,
+                new RejectionLog(observability.logging().rejectionsPerSecond(), MonotonicClock.system()));
+    }
+
+    /** Every routed request, keyed by its API key: on unless {@code tollgate.global-filter.enabled=false}. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(name = "tollgate.global-filter.enabled", havingValue = "true", matchIfMissing = true)
+    RateLimitFilter rateLimitFilter(TollgateProperties properties, TenantResolver tenants, LimitEnforcer enforcer,
+                                    RateLimitHeaders headers) {
+        return new RateLimitFilter(properties.apiKeyHeader(), tenants, enforcer, headers);
+    }
+
+    /** For Spring Cloud Gateway's own {@code RequestRateLimiter} filter: {@code #{@tollgateRateLimiter}}. */
+    @Bean(TollgateRateLimiter.BEAN_NAME)
+    @ConditionalOnMissingBean(TollgateRateLimiter.class)
+    TollgateRateLimiter tollgateRateLimiter(LimitEnforcer enforcer, RateLimitHeaders headers) {
+        return new TollgateRateLimiter(enforcer, headers);
+    }
+}

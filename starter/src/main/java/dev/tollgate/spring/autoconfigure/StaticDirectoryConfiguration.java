@@ -1,0 +1,41 @@
+package dev.tollgate.spring.autoconfigure;
+
+import dev.tollgate.core.RuleBook;
+import dev.tollgate.spring.directory.RulesReadinessIndicator;
+import dev.tollgate.spring.tenant.KeyNamesTenantResolver;
+import dev.tollgate.spring.tenant.TenantResolver;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * {@code tollgate.source=static}: rules from {@code tollgate.rules}, and the API key names the
+ * tenant (the seed's scheme). No database. For trials and benchmarks: anyone who knows a tenant's
+ * name can spend its quota.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnProperty(name = "tollgate.source", havingValue = "static")
+class StaticDirectoryConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    RuleBook ruleBook(TollgateProperties properties) {
+        LoggerFactory.getLogger(StaticDirectoryConfiguration.class).warn(
+                "tollgate.source=static: {} rules from configuration, and API keys are taken as tenant names."
+                        + " Use tollgate.source=database in production.", properties.rules().size());
+        return properties.ruleSet();
+    }
+
+    @Bean
+    RulesReadinessIndicator rulesHealthIndicator() {
+        return RulesReadinessIndicator.alwaysLoaded();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    TenantResolver tenantResolver() {
+        return new KeyNamesTenantResolver();
+    }
+}

@@ -1,0 +1,63 @@
+package dev.tollgate.spring.filter;
+
+import dev.tollgate.core.BucketKey;
+import dev.tollgate.core.Decision;
+import dev.tollgate.core.RateLimitRule;
+import dev.tollgate.core.RuleBook;
+import dev.tollgate.spring.limiter.DecisionMetrics;
+import dev.tollgate.spring.limiter.DecisionOutcome;
+import dev.tollgate.spring.limiter.FailoverRateLimiter;
+import dev.tollgate.spring.limiter.SourcedDecision;
+import reactor.core.publisher.Mono;
+
+/**
+ * Enforces the rule of a tenant on a route, whichever way the request reached Tollgate (the global
+ * {@link RateLimitFilter} or Spring Cloud Gateway's {@code RequestRateLimiter} filter with
+ * {@link TollgateRateLimiter}): looks the rule up, decides (Redis or the local fallback), counts the
+ * decision and logs rejections. What the client is told is left to the caller.
+ */
+public final class LimitEnforcer {
+
+    private final RuleBook rules;
+    private final FailoverRateLimiter limiter;
+    private final DecisionMetrics metrics;
+    private final RejectionLog rejections;
+
+    public LimitEnforcer(RuleBook rules, FailoverRateLimiter limiter, DecisionMetrics metrics, RejectionLog rejections) {
+        this.rules = rules;
+        this.limiter = limiter;
+        this.metrics = metrics;
+        this.rejections = rejections;
+    }
+
+    /** What was decided for one request. */
+    public record Verdict(RateLimitRule rule, SourcedDecision sourced) {
+
+        public Decision decision() {
+            return sourced.decision();
+        }
+
+        /** Whether the request goes on: allowed, or over a shadow (dry-run) rule's limit. */
+        public boolean admitted() {
+            return rule.shadow() || sourced.decision().allowed();
+        }
+    }
+
+    public Mono<Verdict> enforce(String tenant, String route) {
+        RateLimitRule rule = rules.ruleFor(tenant, route);
+        return limiter.decide(new BucketKey(tenant, route), rule).map(sourced -> account(tenant, route, rule, sourced));
+    }
+
+    private Verdict account(String tenant, String route, RateLimitRule rule, SourcedDecision sourced) {
+        Decision decision = sourced.decision();
+        DecisionOutcome outcome = decision.allowed() ? DecisionOutcome.ALLOWED
+                : rule.shadow() ? DecisionOutcome.SHADOW_REJECTED : DecisionOutcome.REJECTED;
+        metrics.decision(tenant, route, outcome, sourced.source());
+        if (outcome == DecisionOutcome.SHADOW_REJECTED) {
+            rejections.shadowRejected(tenant, route, sourced.source().tag());
+        } else if (outcome == DecisionOutcome.REJECTED) {
+            rejections.rejected(tenant, route, decision.retryAfterSeconds(), sourced.source().tag());
+        }
+        return new Verdict(rule, sourced);
+    }
+}

@@ -1,0 +1,69 @@
+package dev.tollgate.spring.filter;
+
+import dev.tollgate.core.Decision;
+import dev.tollgate.core.RateLimitRule;
+import dev.tollgate.core.TokenBucketMath;
+import java.util.function.BiConsumer;
+
+/**
+ * The rate-limit headers of a response. Everything in them is about the requesting tenant's own
+ * bucket on this route, nothing about anyone else's.
+ *
+ * <ul>
+ *   <li>{@code X-RateLimit-Limit}: the bucket's capacity (the burst).</li>
+ *   <li>{@code X-RateLimit-Remaining}: whole tokens left after this request.</li>
+ *   <li>{@code X-RateLimit-Reset}: seconds until the bucket is full again, rounded up.</li>
+ *   <li>{@code RateLimit-Policy: "<route>";q=<capacity>;w=<seconds to fill from empty>} and
+ *       {@code RateLimit: "<route>";r=<remaining>;t=<seconds until full>}: the Structured Fields
+ *       of draft-ietf-httpapi-ratelimit-headers. A token bucket is described as a quota of
+ *       {@code capacity} tokens restored over {@code w} seconds.</li>
+ * </ul>
+ */
+public final class RateLimitHeaders {
+
+    public static final String LIMIT = "X-RateLimit-Limit";
+    public static final String REMAINING = "X-RateLimit-Remaining";
+    public static final String RESET = "X-RateLimit-Reset";
+    public static final String POLICY = "RateLimit-Policy";
+    public static final String RATE_LIMIT = "RateLimit";
+
+    private final boolean xRateLimit;
+    private final boolean ietf;
+
+    public RateLimitHeaders(boolean xRateLimit, boolean ietf) {
+        this.xRateLimit = xRateLimit;
+        this.ietf = ietf;
+    }
+
+    /** Writes the enabled headers to {@code headers} (name, value), replacing any of the same name. */
+    void write(BiConsumer<String, String> headers, String route, RateLimitRule rule, Decision decision) {
+        long resetSeconds = TokenBucketMath.ceilDiv(decision.resetAfterMillis(), 1000);
+        if (xRateLimit) {
+            headers.accept(LIMIT, Long.toString(rule.capacity()));
+            headers.accept(REMAINING, Long.toString(decision.remaining()));
+            headers.accept(RESET, Long.toString(resetSeconds));
+        }
+        if (ietf) {
+            String name = structuredString(route);
+            long window = TokenBucketMath.ceilDiv(rule.limits().millisToFill(), 1000);
+            headers.accept(POLICY, name + ";q=" + rule.capacity() + ";w=" + window);
+            headers.accept(RATE_LIMIT, name + ";r=" + decision.remaining() + ";t=" + resetSeconds);
+        }
+    }
+
+    /** An RFC 8941 sf-string: quotes and backslashes escaped, anything but printable ASCII as '?'. */
+    static String structuredString(String value) {
+        StringBuilder out = new StringBuilder(value.length() + 2).append('"');
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '"' || c == '\\') {
+                out.append('\\').append(c);
+            } else if (c >= 0x20 && c < 0x7F) {
+                out.append(c);
+            } else {
+                out.append('?');
+            }
+        }
+        return out.append('"').toString();
+    }
+}

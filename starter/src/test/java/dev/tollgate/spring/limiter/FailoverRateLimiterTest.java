@@ -1,0 +1,101 @@
+package dev.tollgate.spring.limiter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tollgate.core.BucketKey;
+import dev.tollgate.core.LocalFallbackLimiter;
+import dev.tollgate.core.ManualClock;
+import dev.tollgate.core.RateLimitRule;
+import dev.tollgate.redis.RedisBucketStore;
+import dev.tollgate.redis.RedisTokenLeaseSource;
+import dev.tollgate.testkit.RedisServer;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The switches between Redis and the local fallback, on a real Redis: what Redis admitted is also
+ * spent from this instance's local share, so the switch to the fallback hands out no fresh local
+ * burst; and what the fallback admitted is charged to Redis's bucket when Redis answers again, so
+ * that Redis does not add its own untouched burst on top.
+ */
+class FailoverRateLimiterTest {
+
+    private static final int INSTANCES = 3;
+    /** Burst 30, refill too slow to matter: each instance's share is a burst of 10. */
+    private static final RateLimitRule RULE = RateLimitRule.of(30, 0.001);
+
+    private RedisServer redis;
+    private RedisClient client;
+    private StatefulRedisConnection<String, String> connection;
+    private CircuitBreaker breaker;
+    private FailoverRateLimiter limiter;
+
+    @BeforeEach
+    void start() {
+        redis = RedisServer.start();
+        client = RedisClient.create(redis.uri());
+        connection = client.connect();
+        breaker = CircuitBreaker.ofDefaults("redis");
+        limiter = new FailoverRateLimiter(new RedisBucketStore(connection.async()),
+                new RedisTokenLeaseSource(connection.async()), new LocalFallbackLimiter(INSTANCES, new ManualClock()), breaker, Duration.ofSeconds(5),
+                new DecisionMetrics(new SimpleMeterRegistry()));
+    }
+
+    @AfterEach
+    void stop() {
+        connection.close();
+        client.shutdown();
+        redis.close();
+    }
+
+    private int admitted(BucketKey key, int requests, DecisionSource expected) {
+        int admitted = 0;
+        for (int i = 0; i < requests; i++) {
+            SourcedDecision d = limiter.decide(key, RULE).block();
+            assertThat(d.source()).isEqualTo(expected);
+            if (d.decision().allowed()) {
+                admitted++;
+            }
+        }
+        return admitted;
+    }
+
+    @Test
+    void afterTheSwitchOnlyWhatIsLeftOfThisInstancesShareIsAdmitted() {
+        BucketKey key = new BucketKey("tenant", "route");
+        assertThat(admitted(key, 4, DecisionSource.REDIS)).isEqualTo(4);
+
+        breaker.transitionToForcedOpenState(); // Redis is now out of the picture
+        // 10 is this instance's share of the burst; Redis admitted 4 of them here.
+        assertThat(admitted(key, 20, DecisionSource.LOCAL_FALLBACK)).isEqualTo(6);
+    }
+
+    @Test
+    void aTenantThatHadUsedItsShareThroughRedisGetsNoFreshBurstAtTheSwitch() {
+        BucketKey key = new BucketKey("busy", "route");
+        assertThat(admitted(key, 40, DecisionSource.REDIS)).isEqualTo(30);
+
+        breaker.transitionToForcedOpenState();
+        assertThat(admitted(key, 20, DecisionSource.LOCAL_FALLBACK)).isZero();
+    }
+
+    @Test
+    void whatTheFallbackAdmittedIsChargedToRedisWhenItAnswersAgain() {
+        BucketKey key = new BucketKey("returning", "route");
+        breaker.transitionToForcedOpenState();
+        assertThat(admitted(key, 20, DecisionSource.LOCAL_FALLBACK)).isEqualTo(10); // this instance's share
+
+        breaker.transitionToClosedState();
+        // Redis's bucket (30) was never touched; the first decision there charges it with the 10
+        // admitted meanwhile, so Redis admits 20 in all, not 30.
+        assertThat(admitted(key, 40, DecisionSource.REDIS)).isEqualTo(20);
+        // Less than one token left (in micro-tokens): the bucket is exactly spent, by 20 + the charge.
+        assertThat(Long.parseLong(redis.command("HGET", "rl:{returning}:route", "tokens"))).isLessThan(1_000_000);
+    }
+}
