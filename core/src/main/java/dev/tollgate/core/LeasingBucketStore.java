@@ -45,6 +45,14 @@ import java.util.concurrent.atomic.LongAdder;
  * the key's limits change, and on {@link #close()}. Tokens of an instance that dies, or whose give-back
  * fails, are lost: the cluster under-admits by at most {@code B} per such event.
  *
+ * <p><b>Across a rule change</b> the bounds hold with the limits in force: a give-back adds the
+ * returned tokens to the shared bucket as last written and refills nothing, so whichever rule each
+ * instance is on, it raises what later requests see by exactly the tokens returned (never above their
+ * capacity), and the bucket only ever refills at the rate of a request that reads it. Tokens leased
+ * under the old rule are given back with the old grant's limits, of which only the capacity is used,
+ * as the cap: where the new rule's capacity is higher, a give-back never lifts the bucket above the
+ * old one (under-admission by at most {@code B}, once per instance and change).
+ *
  * <p><b>Decisions served from a lease</b> report what this instance knows: {@code remaining} is its
  * lease plus the shared bucket as of its last grant, refilled since (it overstates by what other
  * instances took since then, at most their leases and per-request takes); {@code retryAfterMillis} is

@@ -68,10 +68,10 @@ public final class LocalBucketStore implements BucketStore, TokenLeaseSource {
 
     @Override
     public CompletionStage<Void> giveBack(BucketKey key, BucketLimits limits, long micros) {
-        long now = clock.millis();
-        // A missing bucket is a full one: nothing to add.
+        // A missing bucket is a full one: nothing to add. No refill, so no clock: see giveBack's
+        // contract for why the bucket's own last refill time is the one to add at.
         buckets.computeIfPresent(key, (k, b) -> {
-            b.giveBack(limits, now, micros);
+            b.giveBack(limits.capacityMicros(), micros);
             return b;
         });
         return CompletableFuture.completedFuture(null);

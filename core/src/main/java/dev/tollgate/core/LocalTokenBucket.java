@@ -39,10 +39,18 @@ final class LocalTokenBucket {
         return new LeaseGrant(granted, tokens, TokenBucketMath.millisUntil(tokens, maxMicros, current));
     }
 
-    /** Adds {@code micros} back, never above the capacity. */
-    void giveBack(BucketLimits current, long nowMillis, long micros) {
-        refillTo(current, nowMillis);
-        tokens = Math.min(current.capacityMicros(), tokens + micros);
+    /**
+     * Adds {@code micros} back to the bucket as last written, without refilling: up to
+     * {@code capacityMicros}, and never lowering a bucket that holds more (a raised capacity).
+     * The time of the last refill and the limits it was made under stay as they are, so the next
+     * request refills from then at its own rate; {@code token_return.lua} does the same in Redis.
+     * See {@link TokenLeaseSource#giveBack} for why this is what refilling first would give when
+     * the rate did not change, and does not depend on the rate when it did.
+     */
+    void giveBack(long capacityMicros, long micros) {
+        if (tokens < capacityMicros) {
+            tokens = Math.min(capacityMicros, tokens + micros);
+        }
     }
 
     /** Whether the bucket is full at {@code nowMillis}, and so no different from a new one. */

@@ -1,8 +1,10 @@
 package dev.tollgate.core;
 
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.IntUnaryOperator;
 import java.util.function.ToIntFunction;
 
 /**
@@ -30,9 +32,24 @@ import java.util.function.ToIntFunction;
  *       requests one shard sees in {@code C / R}.</li>
  *   <li>The decision reports {@code remaining} as the tried shard's remaining times {@code N} (capped
  *       at {@code C}): exact when the shards are level, off by the imbalance between shards
- *       otherwise; {@code limit} is the whole rule's capacity; {@code retryAfterMillis} and
- *       {@code resetAfterMillis} are the tried shard's (the sooner of the two shards' retry times
- *       with the second chance).</li>
+ *       otherwise; {@code limit} is the whole rule's capacity; {@code resetAfterMillis} is the tried
+ *       shard's (the one with the sooner retry time, with the second chance), and so is the
+ *       {@code retryAfterMillis} of an admission.</li>
+ *   <li>The {@code retryAfterMillis} of a <b>rejection</b> is a wait that a retry of the same cost
+ *       honours whichever shard(s) it lands on, absent other requests: the retry tries {@code k}
+ *       random shards ({@code k = 1}, or 2 with the second chance) and passes if one of them holds
+ *       the cost, so it is enough that at most {@code k − 1} shards still lack it. The tried shards'
+ *       waits are known; every other shard holds at least 0 tokens, so it holds the cost after at
+ *       most {@code F = ⌈cost / shareRate⌉} ms. The store reports the {@code k}-th longest of these
+ *       waits: {@code F} without the second chance; with it, the sooner of the two tried shards' for
+ *       2 shards (both were tried: exact), the later of them for 3, and {@code F} from 4 shards up.
+ *       So it is never shorter than the true wait (the shortest every shard choice honours, from the
+ *       shards' actual contents), never longer than {@code F}, and longer than the true wait by at
+ *       most {@code F} — the time one shard takes to refill one request's cost, {@code N} times the
+ *       unsharded bucket's. Not covered: a shard whose Redis clock stepped back (it refills only once
+ *       the clock catches up, see {@code bucket_refill.lua}), and shards that are themselves leased
+ *       ({@link LeasingBucketStore} may reject locally until a batch is back), whose tried waits
+ *       count but whose untried ones may exceed {@code F}.</li>
  * </ul>
  *
  * <p>Use shards when a tenant's rate is too much for one Redis node even with leases, or when
@@ -41,9 +58,12 @@ import java.util.function.ToIntFunction;
  */
 public final class ShardedBucketStore implements BucketStore {
 
+    private static final IntUnaryOperator RANDOM = bound -> ThreadLocalRandom.current().nextInt(bound);
+
     private final BucketStore shards;
     private final ToIntFunction<BucketKey> shardCount;
     private final boolean secondChance;
+    private final IntUnaryOperator pick;
 
     /**
      * @param shards       the store holding the shards (Redis, usually a cluster)
@@ -52,9 +72,16 @@ public final class ShardedBucketStore implements BucketStore {
      * @param secondChance whether a request the first shard rejects tries one other shard
      */
     public ShardedBucketStore(BucketStore shards, ToIntFunction<BucketKey> shardCount, boolean secondChance) {
+        this(shards, shardCount, secondChance, RANDOM);
+    }
+
+    /** As above, with {@code pick.applyAsInt(bound)} choosing shards in {@code [0, bound)}: for tests. */
+    ShardedBucketStore(BucketStore shards, ToIntFunction<BucketKey> shardCount, boolean secondChance,
+                       IntUnaryOperator pick) {
         this.shards = shards;
         this.shardCount = shardCount;
         this.secondChance = secondChance;
+        this.pick = pick;
     }
 
     @Override
@@ -68,21 +95,49 @@ public final class ShardedBucketStore implements BucketStore {
             return shards.tryAcquire(key, limits);
         }
         BucketLimits share = limits.dividedAmong(n);
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        int first = random.nextInt(n);
+        int first = pick.applyAsInt(n);
         CompletionStage<Decision> decision = shards.tryAcquire(key.shard(first), share);
         if (secondChance) {
             // Any shard but the first, uniformly.
-            int second = (first + 1 + random.nextInt(n - 1)) % n;
+            int second = (first + 1 + pick.applyAsInt(n - 1)) % n;
             decision = decision.thenCompose(d -> d.allowed()
                     ? CompletableFuture.completedFuture(d)
-                    : shards.tryAcquire(key.shard(second), share).thenApply(d2 -> d2.allowed() ? d2 : sooner(d, d2)));
+                    : shards.tryAcquire(key.shard(second), share).thenApply(d2 -> d2.allowed()
+                            ? d2
+                            : withRetryAfter(sooner(d, d2), honouredWait(n, 2, share, d, d2))));
+        } else {
+            decision = decision.thenApply(d -> d.allowed() ? d : withRetryAfter(d, honouredWait(n, 1, share, d)));
         }
         return decision.thenApply(d -> wholeRule(d, n, limits));
     }
 
+    /**
+     * The wait after which a retry that tries {@code triesPerRequest} distinct shards at random passes
+     * whichever it picks, absent other requests: the {@code triesPerRequest}-th longest of all
+     * shards' waits, then at most {@code triesPerRequest − 1} shards still lack the cost. The tried
+     * shards' waits are known; any other shard holds at least 0 tokens, so it holds the cost after
+     * at most {@code ⌈cost / shareRate⌉} ms, which stands in for its wait.
+     */
+    static long honouredWait(int n, int triesPerRequest, BucketLimits share, Decision... tried) {
+        long fromEmpty = TokenBucketMath.ceilDiv(share.costMicros(), share.refillMicrosPerMilli());
+        int unknown = n - tried.length;
+        // Only the longest triesPerRequest waits matter: the known ones and up to that many unknown.
+        long[] waits = new long[tried.length + Math.min(unknown, triesPerRequest)];
+        for (int i = 0; i < tried.length; i++) {
+            waits[i] = tried[i].retryAfterMillis();
+        }
+        Arrays.fill(waits, tried.length, waits.length, fromEmpty);
+        Arrays.sort(waits);
+        return waits[waits.length - triesPerRequest];
+    }
+
     private static Decision sooner(Decision a, Decision b) {
         return a.retryAfterMillis() <= b.retryAfterMillis() ? a : b;
+    }
+
+    private static Decision withRetryAfter(Decision d, long retryAfterMillis) {
+        return new Decision(d.allowed(), d.remaining(), d.limit(), retryAfterMillis, d.resetAfterMillis(),
+                d.servedFromLease());
     }
 
     private static Decision wholeRule(Decision shard, int n, BucketLimits limits) {

@@ -229,6 +229,42 @@ class LeasingBucketStoreTest {
         assertThat(d.remaining()).isEqualTo(78);
     }
 
+    /**
+     * Two instances, one key. The rule goes from 100 tokens at 100/s to 100 at 0.001/s while the first
+     * holds unspent leased tokens; the second drains the bucket under the new rule; the first's sweep
+     * gives them back, with the grant's limits, once they have been held for the TTL. They are worth
+     * what was given back to the second: not the old rate's refill since the drain, and not lost.
+     */
+    @Test
+    void leasedTokensGivenBackAfterARuleChangeAreWorthWhatWasReturned() {
+        for (long ttl : new long[] {501, 1_001, 10_000}) {
+            BucketKey key = key("rule-change-" + ttl);
+            LeasingBucketStore holder = leasing(new LeasePolicy(0, 500, 10, 1.0, ttl));
+            LeasingBucketStore drainer = leasing(new LeasePolicy(1_000_000, 100, 10, 1.0, 60_000));
+            BucketLimits before = RateLimitRule.of(100, 100).limits();
+            BucketLimits after = RateLimitRule.of(100, 0.001).limits();
+            for (int i = 0; i < 20; i++) {
+                assertThat(acquire(holder, key, before).allowed()).isTrue(); // batches grow to 9
+            }
+            long held = 100 - 20 - sharedTokens(key, after);
+            assertThat(held).isEqualTo(6);
+            int drained = 0;
+            while (acquire(drainer, key, after).allowed()) {
+                drained++;
+            }
+            assertThat(drained).isEqualTo(74);
+
+            clock.advanceMillis(ttl);
+            holder.returnExpiredLeases();
+            assertThat(holder.giveBackCalls()).as("TTL %d ms", ttl).isEqualTo(1);
+            int admitted = 0;
+            while (acquire(drainer, key, after).allowed()) {
+                admitted++;
+            }
+            assertThat(admitted).as("admitted after a give-back %d ms after the rule change", ttl).isEqualTo(6);
+        }
+    }
+
     @Test
     void aGiveBackNeverFillsTheBucketAboveItsCapacity() {
         BucketLimits limits = RateLimitRule.of(10, 1).limits();

@@ -63,6 +63,134 @@ class ShardedBucketStoreTest {
         });
     }
 
+    /**
+     * 4 shards of 100 @ 10/s (25 @ 2.5/s each: a token every 400 ms), no second chance. Shard 0 is
+     * drained at 0 ms, shard 1 at 300 ms; a request then lands on shard 0, 100 ms short of a token.
+     * Shard 1 needs 400 ms: a retry after 100 ms that lands there would be rejected again.
+     */
+    @Test
+    void retryAfterIsLongEnoughForWhicheverShardTheRetryLandsOn() {
+        java.util.ArrayDeque<Integer> picks = new java.util.ArrayDeque<>();
+        ShardedBucketStore store = new ShardedBucketStore(local, key -> 4, false, bound -> picks.remove());
+        BucketKey key = new BucketKey("shop-e", "orders");
+        BucketLimits limits = RateLimitRule.of(100, 10).limits();
+        for (int i = 0; i < 25; i++) {
+            picks.add(0);
+            assertThat(acquire(store, key, limits).allowed()).isTrue();
+        }
+        clock.advanceMillis(300);
+        for (int i = 0; i < 25; i++) {
+            picks.add(1);
+            assertThat(acquire(store, key, limits).allowed()).isTrue();
+        }
+        picks.add(0);
+        Decision rejected = acquire(store, key, limits);
+        assertThat(rejected.allowed()).isFalse();
+        assertThat(rejected.retryAfterMillis()).isEqualTo(400);
+
+        clock.advanceMillis(rejected.retryAfterMillis());
+        picks.add(1);
+        assertThat(acquire(store, key, limits).allowed()).isTrue();
+    }
+
+    /**
+     * Random rules, shard counts, loads and shard choices, with and without the second chance: at the
+     * first rejection, the advertised wait is honoured by a retry of the same cost whichever shards
+     * it tries (each choice replayed from the same history), and it exceeds the true wait (the
+     * shortest that every choice honours, from the shards' actual contents) by at most one share's
+     * refill of the cost.
+     */
+    @Test
+    void theAdvertisedWaitIsHonouredByEveryShardChoiceAndNoLongerThanNeeded() {
+        forAll(500, random -> {
+            long seed = random.nextLong();
+            Scenario rejection = Scenario.untilRejected(seed);
+            if (rejection == null) {
+                return; // the history never got rejected: nothing to check
+            }
+            long wait = rejection.rejected.retryAfterMillis();
+            long fromEmpty = TokenBucketMath.ceilDiv(rejection.share.costMicros(),
+                    rejection.share.refillMicrosPerMilli());
+            long trueWait = rejection.trueWait();
+            String what = rejection + ", advertised " + wait + " ms, true " + trueWait + " ms";
+            assertThat(wait).as(what).isBetween(trueWait, Math.min(fromEmpty, trueWait + fromEmpty));
+            int n = rejection.n;
+            for (int first = 0; first < n; first++) {
+                for (int other = 0; other < (rejection.secondChance ? n - 1 : 1); other++) {
+                    Scenario retry = Scenario.untilRejected(seed);
+                    retry.clock.advanceMillis(wait);
+                    retry.picks.add(first);
+                    retry.picks.add(other);
+                    Decision d = acquire(retry.store, retry.key, retry.limits);
+                    assertThat(d.allowed()).as("%s, retry on shard %d then %d-th other", what, first, other)
+                            .isTrue();
+                }
+            }
+            if (n == 2 && rejection.secondChance) {
+                assertThat(wait).as("both shards were tried: exact").isEqualTo(trueWait);
+            }
+        });
+    }
+
+    /** A random history on a fresh store, up to its first rejection; replays the same for a seed. */
+    private static final class Scenario {
+        final ManualClock clock = new ManualClock(0);
+        final LocalBucketStore shards = new LocalBucketStore(clock);
+        final java.util.ArrayDeque<Integer> picks = new java.util.ArrayDeque<>();
+        final java.util.SplittableRandom random;
+        final int n;
+        final boolean secondChance;
+        final BucketLimits limits;
+        final BucketLimits share;
+        final BucketKey key = new BucketKey("tenant", "route");
+        final ShardedBucketStore store;
+        Decision rejected;
+
+        private Scenario(long seed) {
+            random = new java.util.SplittableRandom(seed);
+            n = (int) between(random, 2, 8);
+            secondChance = random.nextBoolean();
+            long cost = between(random, 1, 3);
+            limits = new RateLimitRule(between(random, cost, 60), between(random, 1, 200) / 10.0, cost).limits();
+            share = limits.dividedAmong(n);
+            store = new ShardedBucketStore(shards, k -> n, secondChance,
+                    bound -> picks.isEmpty() ? random.nextInt(bound) : picks.remove() % bound);
+        }
+
+        static Scenario untilRejected(long seed) {
+            Scenario s = new Scenario(seed);
+            long maxStep = 2 * TokenBucketMath.ceilDiv(s.share.costMicros(), s.share.refillMicrosPerMilli());
+            for (int step = 0; step < 2000; step++) {
+                if (s.random.nextInt(4) == 0) {
+                    s.clock.advanceMillis(between(s.random, 0, maxStep));
+                    continue;
+                }
+                Decision d = acquire(s.store, s.key, s.limits);
+                if (!d.allowed()) {
+                    s.rejected = d;
+                    return s;
+                }
+            }
+            return null;
+        }
+
+        /** The shortest wait after which fewer shards lack the cost than a request tries. */
+        long trueWait() {
+            long[] waits = new long[n];
+            for (int i = 0; i < n; i++) {
+                long tokens = shards.takeUpTo(key.shard(i), share, 0).toCompletableFuture().join().tokensLeftMicros();
+                waits[i] = TokenBucketMath.millisUntil(tokens, share.costMicros(), share);
+            }
+            java.util.Arrays.sort(waits);
+            return waits[n - (secondChance ? 2 : 1)];
+        }
+
+        @Override
+        public String toString() {
+            return n + " shards of " + share + (secondChance ? ", second chance" : "");
+        }
+    }
+
     @Test
     void shardsCanBeLeased() {
         LeasingBucketStore leasing = new LeasingBucketStore(local, local, new LeasePolicy(0, 100, 50, 0.5, 1000), clock);

@@ -13,8 +13,9 @@ import java.util.function.Supplier;
 
 /**
  * Leases from the buckets {@link RedisBucketStore} keeps: {@code token_lease.lua} takes a batch in
- * one atomic call on Redis's clock, {@code token_return.lua} gives unspent tokens back (never above
- * the capacity). Both run by EVALSHA with NOSCRIPT recovery, standalone or cluster, like the bucket
+ * one atomic call on Redis's clock, {@code token_return.lua} gives unspent tokens back (added to the
+ * bucket as last written, never above the capacity, without refilling: see
+ * {@link TokenLeaseSource#giveBack}). Both run by EVALSHA with NOSCRIPT recovery, standalone or cluster, like the bucket
  * script, and use the same hash, so leasing and per-request calls on one key can be mixed.
  */
 public final class RedisTokenLeaseSource implements TokenLeaseSource {
@@ -74,7 +75,6 @@ public final class RedisTokenLeaseSource implements TokenLeaseSource {
         }
         return RETURN.<Long>run(redis, ScriptOutputType.INTEGER, new String[] {key.redisKey()},
                         Long.toString(limits.capacityMicros()),
-                        Long.toString(limits.refillMicrosPerMilli()),
                         Long.toString(micros))
                 .thenApply(tokens -> null);
     }

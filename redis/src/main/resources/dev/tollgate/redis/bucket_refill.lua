@@ -1,21 +1,16 @@
 -- Shared by token_bucket.lua, token_lease.lua and token_return.lua: LuaScript puts this text in
--- front of each of them when it loads them, so the three read and refill a bucket the same way.
+-- front of each of them when it loads them, so the three read a bucket the same way (the first two
+-- refill it with refilled_bucket; a give-back only reads it, with stored_bucket).
 -- The same steps as TokenBucketMath in tollgate-core; change both together.
 --
 -- A bucket is a hash with fields `tokens` (micro-tokens, an integer) and `ts` (ms, the Redis TIME
 -- of the last refill). All numbers stay integers below 2^53, where Lua's doubles are exact.
 
--- Reads the bucket at `key` and refills it to Redis's clock. Returns:
---   tokens       micro-tokens in the bucket now (never above capacity)
---   ts           the timestamp to store with them (never moved backwards)
---   lag          ms until Redis's clock reaches ts (> 0 only after the clock stepped back)
---   fill_millis  ms an empty bucket takes to fill
---   valid        false when the bucket was missing or corrupt (then it counts as full)
-local function refilled_bucket(key, capacity, rate)
-  local time = redis.call('TIME')
-  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-  local fill_millis = math.ceil(capacity / rate)
-
+-- Reads the bucket at `key` as last written. Returns:
+--   tokens  micro-tokens stored (rounded down), nil when invalid
+--   ts      the stored timestamp, nil when invalid
+--   valid   false when the bucket is missing or corrupt (then it counts as full)
+local function stored_bucket(key)
   local tokens, ts
   local stored = redis.pcall('HMGET', key, 'tokens', 'ts')
   if stored.err then
@@ -30,10 +25,27 @@ local function refilled_bucket(key, capacity, rate)
   local valid = not (tokens == nil or ts == nil or tokens ~= tokens or ts ~= ts
       or tokens < 0 or ts < 0 or tokens == math.huge or ts == math.huge)
   if not valid then
+    return nil, nil, false
+  end
+  return math.floor(tokens), ts, true -- older scripts stored fractions; ours store integers
+end
+
+-- Reads the bucket at `key` and refills it to Redis's clock. Returns:
+--   tokens       micro-tokens in the bucket now (never above capacity)
+--   ts           the timestamp to store with them (never moved backwards)
+--   lag          ms until Redis's clock reaches ts (> 0 only after the clock stepped back)
+--   fill_millis  ms an empty bucket takes to fill
+--   valid        false when the bucket was missing or corrupt (then it counts as full)
+local function refilled_bucket(key, capacity, rate)
+  local time = redis.call('TIME')
+  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  local fill_millis = math.ceil(capacity / rate)
+
+  local tokens, ts, valid = stored_bucket(key)
+  if not valid then
     tokens = capacity
     ts = now
   end
-  tokens = math.floor(tokens) -- the seed's script stored fractions; ours stores integers
   if tokens > capacity then
     tokens = capacity -- the capacity was lowered since the last write
   end

@@ -5,59 +5,59 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tollgate.core.BucketKey;
 import dev.tollgate.core.BucketLimits;
+import dev.tollgate.core.BucketStore;
 import dev.tollgate.core.LeaseGrant;
 import dev.tollgate.core.RateLimitRule;
-import dev.tollgate.testkit.RedisServer;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
+import dev.tollgate.core.TokenLeaseSource;
+import dev.tollgate.core.TokenLeaseSourceContract;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The lease and return scripts on a real Redis: the same bucket as the per-request script. */
-class TokenLeaseScriptTest {
+/**
+ * The lease and return scripts on a real Redis: the lease-source contract (the same answers as the
+ * in-memory buckets), plus what only Redis has: expiry, its own clock, corrupt keys, script flushes.
+ */
+class TokenLeaseScriptTest extends TokenLeaseSourceContract {
 
-    private static final long M = BucketLimits.MICROS_PER_TOKEN;
     /** Micro-tokens a 0.001 token/s bucket refills in the second a test may take on Redis's clock. */
     private static final long SLACK = 1000;
-    private static final AtomicInteger TENANTS = new AtomicInteger();
 
-    private static RedisServer server;
-    private static RedisClient client;
-    private static StatefulRedisConnection<String, String> connection;
+    private static LiveRedis live;
     private static RedisCommands<String, String> redis;
     private static RedisTokenLeaseSource leases;
     private static RedisBucketStore buckets;
 
     @BeforeAll
     static void startRedis() {
-        server = RedisServer.start();
-        client = RedisClient.create(server.uri());
-        connection = client.connect();
-        redis = connection.sync();
-        leases = new RedisTokenLeaseSource(connection.async());
-        buckets = new RedisBucketStore(connection.async());
+        live = LiveRedis.start();
+        redis = live.connection.sync();
+        leases = new RedisTokenLeaseSource(live.connection.async());
+        buckets = new RedisBucketStore(live.connection.async());
     }
 
     @AfterAll
     static void stopRedis() {
-        if (client != null) {
-            client.shutdown();
-        }
-        if (server != null) {
-            server.close();
+        if (live != null) {
+            live.close();
         }
     }
 
-    private static BucketKey freshKey() {
-        return new BucketKey("lease-test-" + TENANTS.incrementAndGet(), "route");
+    @Override
+    protected TokenLeaseSource source() {
+        return leases;
     }
 
-    private static LeaseGrant lease(BucketKey key, BucketLimits limits, long tokens) {
-        return leases.takeUpTo(key, limits, tokens * M).toCompletableFuture().join();
+    @Override
+    protected BucketStore store() {
+        return buckets;
+    }
+
+    @Override
+    protected void advance(BucketKey key, long millis) {
+        live.advance(key, millis);
     }
 
     private static long storedTokens(BucketKey key) {
@@ -115,21 +115,58 @@ class TokenLeaseScriptTest {
     }
 
     @Test
-    void givingBackAddsTokensButNeverAboveTheCapacity() {
-        BucketKey key = freshKey();
-        BucketLimits limits = RateLimitRule.of(10, 0.001).limits();
-        lease(key, limits, 8);
-        leases.giveBack(key, limits, 3 * M).toCompletableFuture().join();
-        assertThat(storedTokens(key)).isBetween(5 * M, 5 * M + SLACK);
-        leases.giveBack(key, limits, 30 * M).toCompletableFuture().join();
-        assertThat(storedTokens(key)).isEqualTo(10 * M);
-    }
-
-    @Test
     void givingBackToAMissingBucketCreatesNothing() {
         BucketKey key = freshKey();
         leases.giveBack(key, RateLimitRule.of(10, 1).limits(), 3 * M).toCompletableFuture().join();
         assertThat(redis.exists(key.redisKey())).isZero();
+    }
+
+    /**
+     * The key's expiry was set by the last writer so that the bucket is full by then under its
+     * limits. A give-back under a rule's old, faster limits must not shorten it: the key would
+     * vanish (a missing bucket is a full one) long before the new rule refills it.
+     */
+    @Test
+    void aGiveBackLeavesTheTimestampAndTheExpiryAsTheyAre() {
+        BucketKey key = freshKey();
+        BucketLimits before = RateLimitRule.of(100, 100).limits();
+        BucketLimits after = RateLimitRule.of(100, 0.001).limits(); // fills in 100,000 s
+        lease(key, before, 9);
+        admittedUntilRejected(key, after);
+        String ts = redis.hget(key.redisKey(), "ts");
+        long ttl = redis.pttl(key.redisKey());
+        assertThat(ttl).isGreaterThan(100_000_000L);
+
+        giveBack(key, before, 9);
+        assertThat(redis.pttl(key.redisKey())).isBetween(ttl - 1000, ttl);
+        assertThat(redis.hget(key.redisKey(), "ts")).isEqualTo(ts);
+        assertThat(storedTokens(key)).isBetween(9 * M, 9 * M + SLACK);
+    }
+
+    /**
+     * Redis's clock stepped back: the bucket was last written 5 s "in the future". A give-back adds
+     * to it and leaves the timestamp there, so nothing refills until the clock catches up, as
+     * for any other reader; and when the timestamp lies more than a fill time ahead, a reader
+     * still treats it as one fill time from its own now.
+     */
+    @Test
+    void aGiveBackWhileRedisIsBehindTheBucketsTimestampMintsNothing() {
+        BucketKey key = freshKey();
+        BucketLimits limits = RateLimitRule.of(10, 0.001).limits();
+        lease(key, limits, 10);
+        redis.hincrby(key.redisKey(), "ts", 5_000);
+        String ts = redis.hget(key.redisKey(), "ts");
+        giveBack(key, limits, 4);
+        assertThat(redis.hget(key.redisKey(), "ts")).isEqualTo(ts);
+        assertThat(storedTokens(key)).isEqualTo(4 * M);
+        assertThat(admittedUntilRejected(key, limits)).isEqualTo(4);
+
+        BucketKey farAhead = freshKey();
+        BucketLimits fast = RateLimitRule.of(10, 1).limits(); // fills in 10 s
+        lease(farAhead, fast, 10);
+        redis.hincrby(farAhead.redisKey(), "ts", 60_000);
+        giveBack(farAhead, fast, 4);
+        assertThat(admittedUntilRejected(farAhead, fast)).isEqualTo(4);
     }
 
     @Test
