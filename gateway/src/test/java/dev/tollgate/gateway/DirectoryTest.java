@@ -174,6 +174,28 @@ class DirectoryTest {
     }
 
     @Test
+    void theBackendLearnsTheTenantFromTheGatewayAndNeverSeesTheKey() {
+        String key = createKey("forwarded");
+        await().atMost(Duration.ofSeconds(1)).until(() -> a.send("GET", "/catalog/1", key).statusCode() == 200);
+        TestUpstream.Received plain = upstream.last();
+        assertThat(plain.header("X-Api-Key")).isEmpty();
+        assertThat(plain.header("X-Tenant-Id")).containsExactly("forwarded");
+
+        // A client cannot name a tenant: whatever it sends in X-Tenant-Id is replaced, in any spelling.
+        RawHttp.Response spoofed;
+        try (RawHttp http = RawHttp.connect(a.port(), 10_000)) {
+            http.write("GET /catalog/2 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-Key: " + key + "\r\n"
+                    + "X-Tenant-Id: shop-a\r\nx-tenant-id: shop-b\r\nX-TENANT-ID: shop-c\r\nConnection: close\r\n\r\n");
+            spoofed = http.readResponse();
+        }
+        assertThat(spoofed.status()).isEqualTo(200);
+        TestUpstream.Received received = upstream.last();
+        assertThat(received.target()).isEqualTo("/catalog/2");
+        assertThat(received.header("X-Tenant-Id")).containsExactly("forwarded");
+        assertThat(received.header("X-Api-Key")).isEmpty();
+    }
+
+    @Test
     void rulesArePagedAndFilteredByTenant() {
         for (int i = 0; i < 5; i++) {
             putRule("paged", "route-" + i, "{\"capacity\":10,\"refillPerSecond\":2.5,\"cost\":2}");

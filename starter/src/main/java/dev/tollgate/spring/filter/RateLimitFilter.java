@@ -28,6 +28,12 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     /** Runs before the routing filters, which carry the request to the backend. */
     public static final int ORDER = -100;
 
+    /**
+     * Exchange attribute holding the tenant a request was admitted as, under a verified API key; read by
+     * {@link TenantHeadersFilter} to tell the backend.
+     */
+    public static final String TENANT_ATTRIBUTE = RateLimitFilter.class.getName() + ".tenant";
+
     /** Route id used if no route is attached to the exchange (not expected for routed requests). */
     static final String UNKNOWN_ROUTE = "default";
 
@@ -67,11 +73,11 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         }
         TenantLookup lookup = tenants.lookup(apiKey);
         if (lookup instanceof TenantLookup.Verified verified) {
-            return enforce(exchange, chain, verified.tenant(), true);
+            return enforce(exchange, chain, verified.tenant(), verified.tenant());
         }
         if (lookup instanceof TenantLookup.Unverified) {
             // One bucket shared by all unverified requests: its counters would tell about other clients' traffic.
-            return enforce(exchange, chain, TenantLookup.Unverified.SHARED_BUCKET_TENANT, false);
+            return enforce(exchange, chain, TenantLookup.Unverified.SHARED_BUCKET_TENANT, null);
         }
         if (lookup instanceof TenantLookup.UnknownKey) {
             return unauthorized(exchange.getResponse(), unknownKeyBody);
@@ -80,26 +86,31 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         return ProblemResponses.write(exchange.getResponse(), HttpStatus.SERVICE_UNAVAILABLE, directoryUnavailableBody);
     }
 
-    private Mono<Void> enforce(ServerWebExchange exchange, GatewayFilterChain chain, String tenant,
-                               boolean showHeaders) {
+    /**
+     * Limits the request in {@code bucketTenant}'s bucket. {@code verifiedTenant} is the tenant its key
+     * belongs to, or null while keys cannot be checked (then the bucket is shared: no rate-limit headers,
+     * no tenant for the backend).
+     */
+    private Mono<Void> enforce(ServerWebExchange exchange, GatewayFilterChain chain, String bucketTenant,
+                               String verifiedTenant) {
         Route route = exchange.getAttribute(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR);
         String routeId = route != null ? route.getId() : UNKNOWN_ROUTE;
-        return enforcer.enforce(tenant, routeId)
-                .flatMap(verdict -> respond(exchange, chain, routeId, verdict, showHeaders));
+        return enforcer.enforce(bucketTenant, routeId)
+                .flatMap(verdict -> respond(exchange, chain, routeId, verdict, verifiedTenant));
     }
 
     private Mono<Void> respond(ServerWebExchange exchange, GatewayFilterChain chain, String routeId,
-                               LimitEnforcer.Verdict verdict, boolean showHeaders) {
+                               LimitEnforcer.Verdict verdict, String verifiedTenant) {
         if (verdict.rule().shadow()) {
-            return chain.filter(exchange); // a dry run: invisible to the client
+            return admit(exchange, chain, verifiedTenant); // a dry run: invisible to the client
         }
         Decision decision = verdict.decision();
         ServerHttpResponse response = exchange.getResponse();
-        if (showHeaders) {
+        if (verifiedTenant != null) {
             headers.write(response.getHeaders()::set, routeId, verdict.rule(), decision);
         }
         if (verdict.admitted()) {
-            return chain.filter(exchange);
+            return admit(exchange, chain, verifiedTenant);
         }
         long retryAfter = decision.retryAfterSeconds();
         if (retryAfter == Decision.NEVER) {
@@ -108,6 +119,13 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         response.getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfter));
         return ProblemResponses.write(response, HttpStatus.TOO_MANY_REQUESTS,
                 rejectionBodies.retryAfter(routeId, retryAfter));
+    }
+
+    private static Mono<Void> admit(ServerWebExchange exchange, GatewayFilterChain chain, String verifiedTenant) {
+        if (verifiedTenant != null) {
+            exchange.getAttributes().put(TENANT_ATTRIBUTE, verifiedTenant);
+        }
+        return chain.filter(exchange);
     }
 
     private Mono<Void> unauthorized(ServerHttpResponse response, byte[] body) {
