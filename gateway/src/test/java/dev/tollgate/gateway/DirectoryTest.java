@@ -125,7 +125,7 @@ class DirectoryTest {
                 new String[] {"/admin/rules/" + "t".repeat(65) + "/r1", "{\"capacity\":5,\"refillPerSecond\":1}", "tenant"},
                 new String[] {"/admin/rules/t1/r%7B1", "{\"capacity\":5,\"refillPerSecond\":1}", "route"},
                 new String[] {"/admin/rules/t1/r1", "{\"capacity\":", "body"},
-                new String[] {"/admin/rules/t1/r1", "{\"capacity\":\"many\",\"refillPerSecond\":1}", "body"});
+                new String[] {"/admin/rules/t1/r1", "{\"capacity\":\"many\",\"refillPerSecond\":1}", "capacity"});
         for (String[] c : cases) {
             HttpResponse<String> r = a.admin("PUT", c[0], c[1], ADMIN_TOKEN);
             assertThat(r.statusCode()).as("%s %s -> %s", c[0], c[1], r.body()).isEqualTo(400);
