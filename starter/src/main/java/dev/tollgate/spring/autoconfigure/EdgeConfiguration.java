@@ -1,19 +1,30 @@
 package dev.tollgate.spring.autoconfigure;
 
+import dev.tollgate.spring.edge.EdgeServerCustomizer;
+import dev.tollgate.spring.edge.HostHeaderFilter;
 import dev.tollgate.spring.edge.PathNormalizingFilter;
 import dev.tollgate.spring.filter.TenantHeadersFilter;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The gateway's edge: what requests must look like before they are routed, and what the backend is
- * told about the caller. Independent of {@code tollgate.enabled}: a gateway that does not limit still
- * routes by the path it forwards, and still keeps tenants' keys from backends.
+ * The gateway's edge: how long clients may take, what requests must look like before they are routed,
+ * and what the backend is told about the caller. Independent of {@code tollgate.enabled}: a gateway that
+ * does not limit still routes by the path it forwards, and still keeps tenants' keys from backends.
  */
 @Configuration(proxyBeanMethods = false)
 class EdgeConfiguration {
+
+    /** One Host per request (RFC 9112 §3.2): always on. */
+    @Bean
+    @ConditionalOnMissingBean
+    HostHeaderFilter hostHeaderFilter() {
+        return new HostHeaderFilter();
+    }
 
     /** On unless {@code tollgate.paths.normalize=false}. */
     @Bean
@@ -37,5 +48,17 @@ class EdgeConfiguration {
                     + " tollgate.api-key-header, both are '" + tenantHeader + "'");
         }
         return new TenantHeadersFilter(forwarding.stripApiKey() ? tollgate.apiKeyHeader() : null, tenantHeader);
+    }
+
+    /** Idle and request-read timeouts of the Reactor Netty server Spring Boot starts for the gateway port. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(NettyServerCustomizer.class)
+    static class NettyTimeouts {
+
+        @Bean
+        @ConditionalOnMissingBean
+        EdgeServerCustomizer edgeServerCustomizer(EdgeProperties edge) {
+            return new EdgeServerCustomizer(edge.server().idleTimeout(), edge.server().requestReadTimeout());
+        }
     }
 }
