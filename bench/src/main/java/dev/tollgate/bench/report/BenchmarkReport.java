@@ -157,7 +157,7 @@ public final class BenchmarkReport {
                 + " requests in flight, median of " + plan.throughputRepetitions() + ")", "requests per second",
                 targets);
         throughput.series("completed requests/s", targets.stream().mapToDouble(this::medianThroughput).toArray())
-                .valueFormat("%,.0f");
+                .valuePattern("#,##0");
         throughput.writePng(dir.resolve("throughput.png"));
     }
 
