@@ -7,10 +7,16 @@ import java.util.function.BiConsumer;
 
 /**
  * An immutable map that is cheap to change a little: a large base map shared between versions and
- * a small overlay of changes (new values and removals) on top. {@link #with(Map)} copies only the
- * overlay, so applying k changes to a map of n entries costs O(k + overlay) rather than O(n); when
- * the overlay grows past a sixteenth of the base (and 1024 entries) it is merged into a new base,
- * which keeps lookups at two hash probes and makes the amortised cost per change O(1).
+ * a small overlay of changes (new values and removals) on top. A lookup is at most two hash probes.
+ *
+ * <p>Cost of {@link #with(Map)}: applying k changes to a map whose base holds n entries copies the
+ * overlay, so it costs O(k + m), m being the overlay's size, which never exceeds
+ * {@link #maxOverlay(int) max(1024, n/16)}. That is at most a sixteenth of copying the whole map,
+ * but not O(1) per change: a batch of one change still copies up to n/16 entries. When the overlay
+ * would outgrow its bound it is merged into a new base, in O(n); each change adds at most one
+ * overlay entry, so at least max(1024, n/16) changes come between two merges and the merges add an
+ * amortised O(1) per change (at most 17 entries copied per change). In all, a batch of k changes
+ * costs O(k + max(1024, n/16)) amortised.
  */
 public final class LayeredMap<K, V> {
 
@@ -63,7 +69,7 @@ public final class LayeredMap<K, V> {
             newSize += (after ? 1 : 0) - (before ? 1 : 0);
             merged.put(change.getKey(), change.getValue());
         }
-        if (merged.size() > Math.max(MIN_COMPACTION, base.size() / 16)) {
+        if (merged.size() > maxOverlay(base.size())) {
             Map<K, V> compacted = new HashMap<>(base);
             merged.forEach((k, v) -> {
                 if (v.isPresent()) {
@@ -75,6 +81,16 @@ public final class LayeredMap<K, V> {
             return new LayeredMap<>(Map.copyOf(compacted), Map.of(), newSize);
         }
         return new LayeredMap<>(base, Map.copyOf(merged), newSize);
+    }
+
+    /** The most entries the overlay holds over a base of {@code baseSize} before it is merged in. */
+    static int maxOverlay(int baseSize) {
+        return Math.max(MIN_COMPACTION, baseSize / 16);
+    }
+
+    /** Entries in the overlay: changes since the base was last built. */
+    int overlaySize() {
+        return overlay.size();
     }
 
     /** Visits every present entry (order unspecified). */

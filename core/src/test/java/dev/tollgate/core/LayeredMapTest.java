@@ -47,4 +47,35 @@ class LayeredMapTest {
             assertThat(visited).isEqualTo(expected);
         });
     }
+
+    @Test
+    void theOverlayNeverOutgrowsASixteenthOfTheBase() {
+        Map<Integer, String> entries = new HashMap<>();
+        for (int i = 0; i < 32_768; i++) {
+            entries.put(i, "v" + i);
+        }
+        LayeredMap<Integer, String> map = LayeredMap.of(entries);
+        assertThat(LayeredMap.maxOverlay(32_768)).isEqualTo(2048);
+        int base = 32_768;
+        int merges = 0;
+        int largest = 0;
+        for (int i = 0; i < 5000; i++) {
+            int before = map.overlaySize();
+            map = map.with(Map.of(100_000 + i, Optional.of("new")));
+            if (map.overlaySize() < before) {
+                merges++;
+                base = map.size(); // the overlay is empty after a merge: everything is in the base
+                assertThat(map.overlaySize()).isZero();
+            }
+            // One change at a time copies the overlay, up to its bound, and no further.
+            assertThat(map.overlaySize()).isLessThanOrEqualTo(LayeredMap.maxOverlay(base));
+            largest = Math.max(largest, map.overlaySize());
+        }
+        // Merged after 2049 changes over a base of 32,768, then after 2177 over 34,817.
+        assertThat(merges).isEqualTo(2);
+        assertThat(largest).isEqualTo(LayeredMap.maxOverlay(32_768 + 2049));
+        assertThat(map.size()).isEqualTo(32_768 + 5000);
+        assertThat(map.get(100_000 + 4999)).isEqualTo("new");
+        assertThat(map.get(17)).isEqualTo("v17");
+    }
 }

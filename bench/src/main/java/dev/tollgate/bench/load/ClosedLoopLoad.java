@@ -28,26 +28,22 @@ public final class ClosedLoopLoad {
 
     public LoadResult run(int concurrency, Duration rampUp, Duration measured) {
         AtomicLong sequence = new AtomicLong();
-        AtomicLong ok = new AtomicLong();
-        AtomicLong limited = new AtomicLong();
-        AtomicLong other = new AtomicLong();
-        AtomicLong errors = new AtomicLong();
+        Outcomes outcomes = new Outcomes();
         Recorder latency = new Recorder(3);
         long measureFrom = System.nanoTime() + rampUp.toNanos();
         long stopAt = measureFrom + measured.toNanos();
 
         Flux.range(0, concurrency)
-                .flatMap(lane -> oneAfterAnother(sequence, stopAt, measureFrom, latency, ok, limited, other, errors),
-                        concurrency)
+                .flatMap(lane -> oneAfterAnother(sequence, stopAt, measureFrom, latency, outcomes), concurrency)
                 .blockLast(rampUp.plus(measured).plusSeconds(30));
 
         double seconds = measured.toNanos() / 1e9;
-        return new LoadResult(target.name(), 0, sequence.get(), ok.get(), limited.get(), other.get(),
-                errors.get(), seconds, Double.NaN, latency.getIntervalHistogram(), new Histogram(3));
+        return new LoadResult(target.name(), 0, sequence.get(), outcomes.ok.sum(), outcomes.limited.sum(),
+                outcomes.other.sum(), outcomes.errors.sum(), seconds, Double.NaN, latency.getIntervalHistogram(), new Histogram(3));
     }
 
     private Mono<Integer> oneAfterAnother(AtomicLong sequence, long stopAt, long measureFrom, Recorder latency,
-                                          AtomicLong ok, AtomicLong limited, AtomicLong other, AtomicLong errors) {
+                                          Outcomes outcomes) {
         return Mono.defer(() -> {
                     long i = sequence.getAndIncrement();
                     long sentAt = System.nanoTime();
@@ -58,16 +54,10 @@ public final class ClosedLoopLoad {
                                     return;
                                 }
                                 latency.recordValue((now - sentAt) / 1000);
-                                if (status >= 200 && status < 300) {
-                                    ok.incrementAndGet();
-                                } else if (status == 429) {
-                                    limited.incrementAndGet();
-                                } else {
-                                    other.incrementAndGet();
-                                }
+                                outcomes.response(status);
                             })
                             .onErrorResume(error -> {
-                                errors.incrementAndGet();
+                                outcomes.error();
                                 return Mono.just(-1);
                             });
                 })

@@ -47,10 +47,7 @@ public final class OpenLoopLoad {
         double periodNanos = 1e9 / ratePerSecond;
         Recorder latency = new Recorder(3);
         Histogram sendLag = new Histogram(3);
-        AtomicLong ok = new AtomicLong();
-        AtomicLong limited = new AtomicLong();
-        AtomicLong other = new AtomicLong();
-        AtomicLong errors = new AtomicLong();
+        Outcomes outcomes = new Outcomes();
         AtomicLong lastResponseNanos = new AtomicLong();
         AtomicLong lastOkNanos = new AtomicLong();
         CountDownLatch done = new CountDownLatch((int) count);
@@ -70,19 +67,14 @@ public final class OpenLoopLoad {
                     status -> {
                         long now = System.nanoTime();
                         latency.recordValue(Math.max(0, (now - due) / 1000));
-                        if (status >= 200 && status < 300) {
-                            ok.incrementAndGet();
+                        if (outcomes.response(status)) {
                             lastOkNanos.accumulateAndGet(now, Math::max);
-                        } else if (status == 429) {
-                            limited.incrementAndGet();
-                        } else {
-                            other.incrementAndGet();
                         }
                         lastResponseNanos.accumulateAndGet(now, Math::max);
                         done.countDown();
                     },
                     error -> {
-                        errors.incrementAndGet();
+                        outcomes.error();
                         done.countDown();
                     });
         }
@@ -98,7 +90,7 @@ public final class OpenLoopLoad {
         long end = Math.max(lastResponseNanos.get(), lastDue);
         double seconds = (end - start) / 1e9;
         String name = targets.stream().map(HttpTarget::name).collect(Collectors.joining("+"));
-        return new LoadResult(name, ratePerSecond, count, ok.get(), limited.get(), other.get(),
-                errors.get() + unanswered, seconds, Math.max(0, lastOkNanos.get() - start) / 1e9, latency.getIntervalHistogram(), sendLag);
+        return new LoadResult(name, ratePerSecond, count, outcomes.ok.sum(), outcomes.limited.sum(),
+                outcomes.other.sum(), outcomes.errors.sum() + unanswered, seconds, Math.max(0, lastOkNanos.get() - start) / 1e9, latency.getIntervalHistogram(), sendLag);
     }
 }

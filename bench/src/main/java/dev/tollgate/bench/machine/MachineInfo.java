@@ -1,25 +1,33 @@
 package dev.tollgate.bench.machine;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import java.util.List;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+import oshi.SystemInfo;
+import oshi.hardware.CentralProcessor;
+import oshi.software.os.OperatingSystem;
 
-/** What the report says about the machine a run was made on. */
+/** What the report says about the machine a run was made on (read by OSHI). */
 public record MachineInfo(String date, int cpus, String cpuModel, String memory, String os, String java,
                          String redis, String loadAverageAtStart) {
 
+    private static final SystemInfo SYSTEM = new SystemInfo();
+
     public static MachineInfo collect(String redisVersion) {
+        CentralProcessor cpu = SYSTEM.getHardware().getProcessor();
+        OperatingSystem os = SYSTEM.getOperatingSystem();
+        OperatingSystem.OSVersionInfo version = os.getVersionInfo();
         return new MachineInfo(
                 ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")),
-                Runtime.getRuntime().availableProcessors(),
-                firstValue("/proc/cpuinfo", "model name", "unknown CPU"),
-                totalMemory(),
-                firstValue("/etc/os-release", "PRETTY_NAME", System.getProperty("os.name")).replace("\"", "")
-                        + ", kernel " + System.getProperty("os.version"),
+                cpu.getLogicalProcessorCount(),
+                cpu.getProcessorIdentifier().getName(),
+                String.format(Locale.ROOT, "%.1f GiB", SYSTEM.getHardware().getMemory().getTotal() / 1024.0 / 1024 / 1024),
+                os.getFamily() + " " + version.getVersion()
+                        + (version.getCodeName().isEmpty() ? "" : " (" + version.getCodeName() + ")")
+                        + ", kernel " + version.getBuildNumber(),
                 System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
                 "redis-server " + redisVersion,
                 loadAverage());
@@ -27,42 +35,11 @@ public record MachineInfo(String date, int cpus, String cpuModel, String memory,
 
     /** The 1-, 5- and 15-minute load averages: how busy the machine was with other work. */
     public static String loadAverage() {
-        List<String> parts = List.of(read("/proc/loadavg").split("\\s+"));
-        return parts.size() >= 3 ? String.join(" / ", parts.subList(0, 3)) : "unknown";
-    }
-
-    public static double oneMinuteLoad() {
-        try {
-            return Double.parseDouble(read("/proc/loadavg").split("\\s+")[0]);
-        } catch (NumberFormatException | ArrayIndexOutOfBoundsException e) {
-            return Double.NaN;
-        }
-    }
-
-    private static String totalMemory() {
-        String kb = firstValue("/proc/meminfo", "MemTotal", "").replace("kB", "").trim();
-        try {
-            return String.format("%.1f GiB", Long.parseLong(kb) / 1024.0 / 1024.0);
-        } catch (NumberFormatException e) {
+        double[] load = SYSTEM.getHardware().getProcessor().getSystemLoadAverage(3);
+        if (Arrays.stream(load).anyMatch(l -> l < 0)) {
             return "unknown";
         }
-    }
-
-    private static String firstValue(String file, String key, String fallback) {
-        for (String line : read(file).split("\n")) {
-            int sep = line.indexOf(line.contains("=") && !line.contains(":") ? '=' : ':');
-            if (sep > 0 && line.substring(0, sep).trim().equals(key)) {
-                return line.substring(sep + 1).trim();
-            }
-        }
-        return fallback;
-    }
-
-    private static String read(String file) {
-        try {
-            return Files.readString(Path.of(file));
-        } catch (IOException e) {
-            return "";
-        }
+        return Arrays.stream(load).mapToObj(l -> String.format(Locale.ROOT, "%.2f", l))
+                .collect(Collectors.joining(" / "));
     }
 }

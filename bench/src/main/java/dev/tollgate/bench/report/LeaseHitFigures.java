@@ -21,6 +21,10 @@ final class LeaseHitFigures {
      */
     static final double MAX_CALLS_PER_DECISION = 0.001;
 
+    /** The hit against a round trip, for the summary's discussion. */
+    record Discussion(String hit, String off, String ratio) {
+    }
+
     private final Optional<MicroResult> hit;
     private final Optional<MicroResult> leasingOff;
 
@@ -33,40 +37,32 @@ final class LeaseHitFigures {
         return hit.map(h -> h.redisCallsPerDecision() <= MAX_CALLS_PER_DECISION).orElse(false);
     }
 
-    String targetRow() {
-        String target = "| A lease hit decides in memory, with no Redis call (at most 1 call per "
-                + BenchmarkReport.fmtRate(1 / MAX_CALLS_PER_DECISION) + " decisions, lease calls included) | ";
+    SummarySection.TargetRow targetRow() {
+        String target = "A lease hit decides in memory, with no Redis call (at most 1 call per "
+                + Fmt.rate(1 / MAX_CALLS_PER_DECISION) + " decisions, lease calls included)";
         if (hit.isEmpty()) {
-            return target + "not measured in this run | n/a |";
+            return new SummarySection.TargetRow(target, "not measured in this run", "n/a");
         }
         MicroResult h = hit.get();
         String measured = score(h) + " per decision, " + calls(h)
                 + leasingOff.map(off -> "; leasing off: " + score(off) + " and "
-                        + BenchmarkReport.fmt2(off.redisCallsPerDecision()) + " call per decision").orElse("");
-        String verdict = met() ? "**met**"
-                : "**missed**, " + String.format(Locale.ROOT, "%.2g", h.redisCallsPerDecision())
-                  + " Redis calls per decision";
-        return target + measured + " | " + verdict + " |";
+                        + Fmt.fmt2(off.redisCallsPerDecision()) + " call per decision").orElse("");
+        return new SummarySection.TargetRow(target, measured, Fmt.verdict(met(),
+                String.format(Locale.ROOT, "%.2g", h.redisCallsPerDecision()) + " Redis calls per decision"));
     }
 
-    Optional<String> summaryRow() {
-        return hit.map(h -> "| decision from a lease already held (JMH, one thread) | " + score(h) + ", "
-                + calls(h) + " | — |");
+    Optional<SummarySection.Row> summaryRow() {
+        return hit.map(h -> new SummarySection.Row("decision from a lease already held (JMH, one thread)",
+                score(h) + ", " + calls(h), "—"));
     }
 
-    /** Hit against round trip, and what a hot key pays per decision with the gateway's own batches. */
-    Optional<String> discussion() {
+    /** Hit against round trip; empty unless both benchmarks ran. */
+    Optional<Discussion> discussion() {
         if (hit.isEmpty() || leasingOff.isEmpty()) {
             return Optional.empty();
         }
         double ratio = nanos(leasingOff.get()) / nanos(hit.get());
-        return Optional.of("- **Hot keys.** A decision served from a lease already held takes " + score(hit.get())
-                + ", against " + score(leasingOff.get()) + " for the same store with leasing off (one `EVALSHA`"
-                + " per decision): " + BenchmarkReport.fmtRate(ratio) + " times less. The benchmark's batches"
-                + " last about a second of its own rate, so that its figure is the hit's; with the gateway's"
-                + " defaults a hot key makes one lease call per batch of at most 50 tokens (fewer when the key"
-                + " is slower or its capacity small), so its mean cost per decision is a hit plus a round trip"
-                + " divided by the batch size.");
+        return Optional.of(new Discussion(score(hit.get()), score(leasingOff.get()), Fmt.rate(ratio)));
     }
 
     /** "5 Redis calls in 25,797,082 decisions", from the benchmark's own counters. */
@@ -76,8 +72,7 @@ final class LeaseHitFigures {
         if (decisions == null || calls == null) {
             return "Redis calls not counted";
         }
-        return BenchmarkReport.fmtRate(calls) + " Redis call" + (calls == 1 ? "" : "s") + " in "
-                + BenchmarkReport.fmtRate(decisions) + " decisions";
+        return Fmt.rate(calls) + " Redis call" + (calls == 1 ? "" : "s") + " in " + Fmt.rate(decisions) + " decisions";
     }
 
     /** "132 ns", "116 µs": the mean, in the benchmark's own unit. */

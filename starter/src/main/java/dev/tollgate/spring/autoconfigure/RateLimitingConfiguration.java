@@ -35,6 +35,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
 
 /**
  * Wires the limiter: the Redis path and its local fallback, metrics, the global rate-limit filter
@@ -173,8 +174,15 @@ class RateLimitingConfiguration {
         return new RateLimitFilter(properties.apiKeyHeader(), tenants, enforcer, headers);
     }
 
-    /** For Spring Cloud Gateway's own {@code RequestRateLimiter} filter: {@code #{@tollgateRateLimiter}}. */
+    /**
+     * For Spring Cloud Gateway's own {@code RequestRateLimiter} filter: {@code #{@tollgateRateLimiter}}.
+     * Primary, because that filter's factory takes one {@code RateLimiter} by type and an
+     * application with Spring Data Redis also has Spring Cloud Gateway's {@code redisRateLimiter}:
+     * a filter that names no rate limiter then uses Tollgate's (name {@code #{@redisRateLimiter}} to
+     * keep the other).
+     */
     @Bean(TollgateRateLimiter.BEAN_NAME)
+    @Primary
     @ConditionalOnMissingBean(TollgateRateLimiter.class)
     TollgateRateLimiter tollgateRateLimiter(LimitEnforcer enforcer, RateLimitHeaders headers) {
         return new TollgateRateLimiter(enforcer, headers);

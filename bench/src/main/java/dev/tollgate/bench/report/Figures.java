@@ -1,0 +1,110 @@
+package dev.tollgate.bench.report;
+
+import static dev.tollgate.bench.report.Targets.NO_LIMITER;
+
+import dev.tollgate.bench.SuitePlan;
+import dev.tollgate.bench.SuiteResults;
+import dev.tollgate.bench.redis.CommandCounts;
+import dev.tollgate.bench.scenario.ClusterAccuracy;
+import dev.tollgate.bench.scenario.LatencyRun;
+import dev.tollgate.bench.scenario.Median;
+import dev.tollgate.bench.scenario.RedisMemoryPerBucket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The report's arithmetic over one run of the suite. Every figure is a median over repetitions;
+ * added latencies are medians of differences taken within one round (same rate, same minute), not
+ * differences of medians.
+ */
+record Figures(SuiteResults results) {
+
+    SuitePlan plan() {
+        return results.plan();
+    }
+
+    List<LatencyRun> runs(String target, double rate) {
+        return results.latency().stream()
+                .filter(r -> r.target().equals(target) && r.rate() == rate)
+                .toList();
+    }
+
+    Optional<LatencyRun> run(String target, double rate, int round) {
+        return runs(target, rate).stream().filter(r -> r.repetition() == round).findFirst();
+    }
+
+    double medianLatency(String target, double rate, double percentile) {
+        return Median.of(runs(target, rate).stream().map(r -> r.result().percentileMillis(percentile)).toList());
+    }
+
+    /** Per round: the target's percentile minus the no-limiter's in the same round. */
+    List<Double> addedPerRound(String target, double rate, double percentile) {
+        List<Double> added = new ArrayList<>();
+        for (LatencyRun run : runs(target, rate)) {
+            run(NO_LIMITER, rate, run.repetition()).ifPresent(base -> added.add(
+                    run.result().percentileMillis(percentile) - base.result().percentileMillis(percentile)));
+        }
+        return added;
+    }
+
+    double medianAdded(String target, double rate, double percentile) {
+        return Median.of(addedPerRound(target, rate, percentile));
+    }
+
+    double medianThroughput(String target) {
+        return Median.of(results.throughput().stream().filter(r -> r.target().equals(target))
+                .map(r -> r.result().achievedRate()).toList());
+    }
+
+    double medianOverRuns(String target, ToDoubleFunction<LatencyRun> f) {
+        return Median.of(results.latency().stream().filter(r -> r.target().equals(target))
+                .map(r -> f.applyAsDouble(r)).toList());
+    }
+
+    double otherWorkMedian() {
+        return Median.of(results.latency().stream().map(LatencyRun::otherWorkCores).toList());
+    }
+
+    double otherWorkMax() {
+        return results.latency().stream().mapToDouble(LatencyRun::otherWorkCores).filter(v -> !Double.isNaN(v))
+                .max().orElse(Double.NaN);
+    }
+
+    /** Cores other work used during a round's runs at one rate (mean over the targets' runs). */
+    double otherWorkInRound(int round, double rate) {
+        return results.latency().stream().filter(r -> r.repetition() == round && r.rate() == rate)
+                .mapToDouble(LatencyRun::otherWorkCores).filter(v -> !Double.isNaN(v)).average().orElse(Double.NaN);
+    }
+
+    /** Latency rounds actually made. */
+    int rounds() {
+        return results.latency().stream().mapToInt(LatencyRun::repetition).max().orElse(0);
+    }
+
+    Optional<ClusterAccuracy.Result> accuracyOf(String limiter) {
+        return results.accuracy().stream().filter(a -> a.limiter().equals(limiter)).findFirst();
+    }
+
+    Optional<RedisMemoryPerBucket.Result> memoryOf(String limiter) {
+        return results.memory().stream().filter(m -> m.limiter().equals(limiter)).findFirst();
+    }
+
+    /** "112 µs": a JMH mean, or "n/a" if the benchmark did not run. */
+    String microScore(String benchmark) {
+        return results.micro().stream().filter(m -> m.benchmark().equals(benchmark)).findFirst()
+                .map(m -> String.format(Locale.ROOT, "%.0f %s", m.score(), m.unit().replace("us/op", "µs")))
+                .orElse("n/a");
+    }
+
+    static double scriptCallsPerRequest(LatencyRun run) {
+        return (double) run.redisCommands().scriptCalls() / Math.max(1, run.result().responses());
+    }
+
+    static double commandsPerRequest(LatencyRun run) {
+        CommandCounts c = run.redisCommands();
+        return (double) c.total() / Math.max(1, run.result().responses());
+    }
+}

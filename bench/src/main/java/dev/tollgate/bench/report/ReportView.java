@@ -1,0 +1,22 @@
+package dev.tollgate.bench.report;
+
+import dev.tollgate.bench.SuiteResults;
+
+/**
+ * Everything {@code docs/benchmarks.md} shows, already formatted: one record per section, each
+ * rendered by a partial of {@code report/benchmarks.md.mustache}. A new section is a new record
+ * with its {@code of(Figures)}, a new partial, and one line in each of this record and the template.
+ */
+record ReportView(String date, long minutes, int seconds, SummarySection summary, MachineSection machine,
+                  MethodSection method, LatencySection latency, ThroughputSection throughput,
+                  RedisCommandsSection redisCommands, AccuracySection accuracy, HotKeySection hotKey,
+                  MemorySection memory, MicroSection micro, RunsSection runs) {
+
+    static ReportView of(SuiteResults results) {
+        Figures f = new Figures(results);
+        return new ReportView(results.machine().date(), results.elapsed().toMinutes(),
+                results.elapsed().toSecondsPart(), SummarySection.of(f), MachineSection.of(f), MethodSection.of(f),
+                LatencySection.of(f), ThroughputSection.of(f), RedisCommandsSection.of(f), AccuracySection.of(f),
+                HotKeySection.of(f), MemorySection.of(f), MicroSection.of(f), RunsSection.of(f));
+    }
+}

@@ -1,0 +1,112 @@
+package dev.tollgate.bench.report;
+
+import static dev.tollgate.bench.report.Targets.BUILT_IN;
+import static dev.tollgate.bench.report.Targets.NO_LIMITER;
+import static dev.tollgate.bench.report.Targets.TOLLGATE;
+
+import dev.tollgate.bench.SuiteResults;
+import dev.tollgate.bench.scenario.HotKeyCost;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * The summary table (Tollgate beside the built-in limiter), the targets' verdicts and what lies
+ * behind them; template {@code report/summary.mustache}.
+ */
+record SummarySection(List<Row> rows, List<TargetRow> targets, String rate, String rateAnchor, String noiseMin,
+                      String noiseMax, String noiseMedian, long runSeconds, String evalsha, String ping,
+                      String addedP50, int cpus, LeaseHitFigures.Discussion leaseHit, String tollgateLoad,
+                      String tollgateMax, String noLimiterLoad, String builtInLoad, String builtInMax,
+                      boolean builtInSaturated) {
+
+    static final List<Double> PERCENTILES = List.of(50.0, 99.0, 99.9);
+
+    /** A row of the summary table. */
+    record Row(String label, String tollgate, String builtIn) {
+    }
+
+    /** A target, what was measured, and whether it was met. */
+    record TargetRow(String target, String measured, String verdict) {
+    }
+
+    static SummarySection of(Figures f) {
+        SuiteResults results = f.results();
+        double rate = f.plan().headlineRate();
+        double tollgate = f.medianAdded(TOLLGATE, rate, 99);
+        double builtIn = f.medianAdded(BUILT_IN, rate, 99);
+        double none = f.medianThroughput(NO_LIMITER);
+        double tollgateMax = f.medianThroughput(TOLLGATE);
+        double builtInMax = f.medianThroughput(BUILT_IN);
+        LeaseHitFigures lease = new LeaseHitFigures(results.micro());
+
+        List<Row> rows = new ArrayList<>();
+        for (double p : PERCENTILES) {
+            rows.add(new Row("latency added at " + Fmt.rate(rate) + " req/s, p" + Fmt.percentile(p),
+                    Fmt.ms(f.medianAdded(TOLLGATE, rate, p)), Fmt.ms(f.medianAdded(BUILT_IN, rate, p))));
+        }
+        rows.add(new Row("maximum throughput (no limiter: " + Fmt.rate(none) + " req/s)",
+                Fmt.rate(tollgateMax) + " req/s (" + Fmt.pct(tollgateMax / none) + " of no limiter)",
+                Fmt.rate(builtInMax) + " req/s (" + Fmt.pct(builtInMax / none) + ")"));
+        rows.add(both("Redis round trips per request", l -> Fmt.fmt2(f.medianOverRuns(l, Figures::scriptCallsPerRequest))));
+        rows.add(both("Redis commands executed per request (inside the script included)",
+                l -> Fmt.fmt2(f.medianOverRuns(l, Figures::commandsPerRequest))));
+        rows.add(both("admitted / limit, " + f.plan().accuracyInstances() + " instances, one tenant",
+                l -> f.accuracyOf(l).map(a -> Fmt.fmt3(a.admittedOverLimit())).orElse("n/a")));
+        rows.add(both("Redis memory per bucket",
+                l -> f.memoryOf(l).map(m -> Fmt.bytes(m.bytesPerBucket())).orElse("n/a")));
+        lease.summaryRow().ifPresent(rows::add);
+        results.micro().stream().filter(m -> m.benchmark().startsWith("RuleLoadBenchmark")).findFirst()
+                .ifPresent(m -> rows.add(new Row("building a rule set of 100,000 rules (in memory)",
+                        String.format(Locale.ROOT, "%.1f %s", m.score(), m.unit()), "—")));
+        results.micro().stream().filter(m -> m.benchmark().equals(MicroSection.DIRECTORY_LOAD)).findFirst()
+                .ifPresent(m -> rows.add(new Row("full load of 100,000 rules and 100,000 API keys from PostgreSQL",
+                        String.format(Locale.ROOT, "%.0f %s", m.score(), m.unit()), "—")));
+
+        List<TargetRow> targets = List.of(
+                new TargetRow("Tollgate's added p99 ≤ " + Fmt.fmt2(BenchmarkReport.TARGET_ADDED_P99_MS) + " ms at "
+                        + Fmt.rate(rate) + " req/s", Fmt.ms(tollgate) + " (per round: " + perRound(f, TOLLGATE, rate) + ")",
+                        Fmt.verdict(tollgate <= BenchmarkReport.TARGET_ADDED_P99_MS,
+                                "missed by " + Fmt.ms(tollgate - BenchmarkReport.TARGET_ADDED_P99_MS))),
+                new TargetRow("Tollgate's added p99 no worse than the built-in limiter's at " + Fmt.rate(rate) + " req/s",
+                        Fmt.ms(tollgate) + " vs " + Fmt.ms(builtIn) + " (built-in per round: "
+                                + perRound(f, BUILT_IN, rate) + ")",
+                        Fmt.verdict(tollgate <= builtIn, "worse by " + Fmt.ms(tollgate - builtIn))),
+                hotKeyTarget(results.hotKey()),
+                lease.targetRow());
+
+        List<Double> baseline = f.runs(NO_LIMITER, rate).stream().map(r -> r.result().percentileMillis(99)).toList();
+        return new SummarySection(rows, targets, Fmt.rate(rate), Fmt.rate(rate).replace(",", ""),
+                Fmt.fmt2(baseline.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN)),
+                Fmt.fmt2(baseline.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN)),
+                Fmt.fmt2(f.medianLatency(NO_LIMITER, rate, 99)), f.plan().latencyRun().toSeconds(),
+                f.microScore("RedisRoundTripBenchmark.tryAcquire"), f.microScore("RedisRoundTripBenchmark.ping"),
+                Fmt.ms(f.medianAdded(TOLLGATE, rate, 50)), results.machine().cpus(),
+                lease.discussion().orElse(null), Fmt.pct(rate / tollgateMax), Fmt.rate(tollgateMax),
+                Fmt.pct(rate / none), Fmt.pct(rate / builtInMax), Fmt.rate(builtInMax), builtInMax < rate * 1.1);
+    }
+
+    private static Row both(String label, Function<String, String> figure) {
+        return new Row(label, figure.apply(TOLLGATE), figure.apply(BUILT_IN));
+    }
+
+    private static String perRound(Figures f, String target, double rate) {
+        return f.addedPerRound(target, rate, 99).stream().map(Fmt::ms).collect(Collectors.joining(", "));
+    }
+
+    private static TargetRow hotKeyTarget(List<HotKeyCost.Result> hotKey) {
+        String target = "With leases a hot key costs ≤ 1 Redis call per "
+                + Fmt.rate(1 / BenchmarkReport.TARGET_HOT_KEY_CALLS_PER_ADMITTED) + " admitted requests";
+        if (hotKey.isEmpty()) {
+            return new TargetRow(target, "not measured in this run", "n/a");
+        }
+        HotKeyCost.Result h = hotKey.get(0);
+        String onePer = String.format(Locale.ROOT, "%.1f", 1 / h.callsPerAdmitted());
+        return new TargetRow(target, Fmt.rate(h.scriptCalls()) + " script calls for " + Fmt.rate(h.admitted())
+                + " admitted: 1 per " + onePer + " ([hot key](#a-hot-key-with-token-leases))",
+                Fmt.verdict(h.callsPerAdmitted() <= BenchmarkReport.TARGET_HOT_KEY_CALLS_PER_ADMITTED,
+                        "1 call per " + onePer + " admitted"));
+    }
+}

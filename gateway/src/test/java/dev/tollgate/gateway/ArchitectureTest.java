@@ -1,0 +1,77 @@
+package dev.tollgate.gateway;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The dependency direction, checked on the production classes themselves: gateway → starter →
+ * redis → core, each knowing nothing of the ones above it; core knows no store and no framework;
+ * the Redis adapter knows no Spring; nothing in production code knows the test kit.
+ */
+class ArchitectureTest {
+
+    private static JavaClasses production;
+
+    @BeforeAll
+    static void importProductionClasses() {
+        production = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
+                .importPackages("dev.tollgate.core", "dev.tollgate.redis", "dev.tollgate.spring", "dev.tollgate.gateway");
+        if (production.stream().noneMatch(c -> c.getPackageName().startsWith("dev.tollgate.spring"))) {
+            // Module classes come from jars in a reactor build run from the root, from directories otherwise.
+            production = new ClassFileImporter()
+                    .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                    .importPackages("dev.tollgate.core", "dev.tollgate.redis", "dev.tollgate.spring",
+                            "dev.tollgate.gateway");
+        }
+    }
+
+    @Test
+    void coreKnowsNoStoreAndNoFramework() {
+        noClasses().that().resideInAPackage("dev.tollgate.core..")
+                .should().dependOnClassesThat().resideOutsideOfPackages("java..", "dev.tollgate.core..", "org.slf4j..")
+                .because("core is plain Java: the token-bucket maths, the local limiter, leases and the clock")
+                .check(production);
+    }
+
+    @Test
+    void theRedisAdapterKnowsNoSpring() {
+        noClasses().that().resideInAPackage("dev.tollgate.redis..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.springframework..", "dev.tollgate.spring..",
+                        "dev.tollgate.gateway..")
+                .check(production);
+    }
+
+    @Test
+    void theStarterKnowsNotTheApplication() {
+        noClasses().that().resideInAPackage("dev.tollgate.spring..")
+                .should().dependOnClassesThat().resideInAPackage("dev.tollgate.gateway..")
+                .check(production);
+    }
+
+    @Test
+    void productionCodeKnowsNotTheTestKit() {
+        noClasses().should().dependOnClassesThat().resideInAnyPackage("dev.tollgate.testkit..", "io.zonky..",
+                        "redis.embedded..", "redis.clients..")
+                .check(production);
+    }
+
+    @Test
+    void theModulesFormNoCycle() {
+        slices().matching("dev.tollgate.(*)..").should().beFreeOfCycles().check(production);
+    }
+
+    @Test
+    void theImportFoundEveryModule() {
+        // Guards the rules above against passing on an empty import.
+        org.assertj.core.api.Assertions.assertThat(production.stream().map(c -> c.getPackageName().split("\\.")[2]).distinct())
+                .contains("core", "redis", "spring", "gateway");
+    }
+}

@@ -1,0 +1,130 @@
+package dev.tollgate.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tollgate.core.RateLimitRule;
+import dev.tollgate.core.RuleBook;
+import dev.tollgate.redis.RedisConnector;
+import dev.tollgate.spring.filter.LimitEnforcer;
+import dev.tollgate.spring.filter.RateLimitFilter;
+import dev.tollgate.spring.filter.TollgateRateLimiter;
+import dev.tollgate.spring.limiter.DecisionMetrics;
+import dev.tollgate.spring.limiter.FailoverRateLimiter;
+import dev.tollgate.spring.tenant.TenantResolver;
+import dev.tollgate.testkit.RedisServer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** The starter's auto-configuration: what it provides, its switches, and how it backs off. */
+class TollgateAutoConfigurationTest {
+
+    private static RedisServer redis;
+    private static ApplicationContextRunner runner;
+
+    @BeforeAll
+    static void start() {
+        redis = RedisServer.start();
+        runner = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, TollgateAutoConfiguration.class))
+                .withUserConfiguration(Meters.class)
+                .withPropertyValues("spring.data.redis.port=" + redis.port(), "tollgate.source=static");
+    }
+
+    @AfterAll
+    static void stop() {
+        redis.close();
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Meters {
+        @Bean
+        MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+    }
+
+    @Test
+    void providesTheGlobalFilterAndTheRateLimiterForRequestRateLimiter() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasSingleBean(RateLimitFilter.class);
+            assertThat(context).hasSingleBean(LimitEnforcer.class);
+            assertThat(context).hasSingleBean(FailoverRateLimiter.class);
+            assertThat(context).hasSingleBean(RedisConnector.class);
+            assertThat(context.getBean(TollgateRateLimiter.BEAN_NAME)).isInstanceOf(TollgateRateLimiter.class);
+        });
+    }
+
+    @Test
+    void theGlobalFilterCanBeSwitchedOffLeavingTheRateLimiter() {
+        runner.withPropertyValues("tollgate.global-filter.enabled=false").run(context -> {
+            assertThat(context).doesNotHaveBean(RateLimitFilter.class);
+            assertThat(context).hasSingleBean(TollgateRateLimiter.class);
+        });
+    }
+
+    @Test
+    void switchedOffThereIsNoLimiterAndNoRedisConnection() {
+        runner.withPropertyValues("tollgate.enabled=false").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).doesNotHaveBean(RateLimitFilter.class);
+            assertThat(context).doesNotHaveBean(TollgateRateLimiter.class);
+            assertThat(context).doesNotHaveBean(FailoverRateLimiter.class);
+            assertThat(context).doesNotHaveBean(RedisConnector.class);
+        });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnBeans {
+        static final RuleBook RULES = (tenant, route) -> RateLimitRule.of(7, 1);
+        static final TenantResolver TENANTS = apiKey -> "own";
+
+        @Bean
+        RuleBook ownRules() {
+            return RULES;
+        }
+
+        @Bean
+        TenantResolver ownTenants() {
+            return TENANTS;
+        }
+
+        @Bean
+        DecisionMetrics ownMetrics(MeterRegistry meters) {
+            return new DecisionMetrics(meters);
+        }
+    }
+
+    @Test
+    void backsOffWhereTheApplicationDefinesItsOwnBeans() {
+        runner.withUserConfiguration(OwnBeans.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).hasSingleBean(RuleBook.class);
+            assertThat(context.getBean(RuleBook.class)).isSameAs(OwnBeans.RULES);
+            assertThat(context.getBean(TenantResolver.class)).isSameAs(OwnBeans.TENANTS);
+            assertThat(context).getBean("ownMetrics").isSameAs(context.getBean(DecisionMetrics.class));
+        });
+    }
+
+    @Test
+    void aBadSettingStopsTheStartNamingIt() {
+        runner.withPropertyValues("tollgate.fallback.instances=0").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("tollgate.fallback");
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("instances");
+        });
+        runner.withPropertyValues("tollgate.redis.timeout=0ms").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("tollgate.redis")
+                    .hasStackTraceContaining("timeout");
+        });
+    }
+}
