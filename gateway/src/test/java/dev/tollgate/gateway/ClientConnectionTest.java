@@ -129,6 +129,18 @@ class ClientConnectionTest {
     }
 
     @Test
+    void aMalformedHostIsRefusedWithoutReachingTheBackend() {
+        int before = upstream.requests();
+        for (String host : new String[] {"Host: a b\r\n", "Host: a/b\r\n", "Host: [::1\r\n", "Host: a:b:c\r\n"}) {
+            try (RawHttp http = RawHttp.connect(gateway.port(), 10_000)) {
+                http.write(get("/catalog/bad-host", host, "HTTP/1.1"));
+                assertThat(http.readResponse().status()).as(host).isBetween(400, 499);
+            }
+        }
+        assertThat(upstream.requests()).isEqualTo(before);
+    }
+
+    @Test
     void anHttp10RequestMayOmitHost() {
         try (RawHttp http = RawHttp.connect(gateway.port(), 10_000)) {
             http.write(get("/catalog/old-client", "", "HTTP/1.0"));
