@@ -184,6 +184,17 @@ class AdminApiHardeningTest {
         assertProblem(putRule("/admin/rules/big/r1", padded), 413);
         String huge = "{\"capacity\":5,\"refillPerSecond\":1" + " ".repeat(2 * 1024 * 1024) + "}";
         assertProblem(putRule("/admin/rules/big/r1", huge), 413);
+        // Chunked, so no length is declared: the body is read up to the limit and no further.
+        byte[] chunked = ("{\"capacity\":5,\"refillPerSecond\":1" + " ".repeat(1024 * 1024) + "}")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        HttpRequest streamed = HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + gateway.managementPort() + "/admin/rules/big/r1"))
+                .timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .header("Authorization", "Bearer " + ADMIN_TOKEN)
+                .PUT(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(chunked)))
+                .build();
+        assertProblem(HTTP.send(streamed, HttpResponse.BodyHandlers.ofString()), 413);
         assertThat(rows("rate_limit_rule")).isEqualTo(before);
     }
 
