@@ -100,6 +100,8 @@ class PathNormalizationTest {
             "GET,  /catalog/items/./42,               catalog,      /catalog/items/42",
             "GET,  /catalog/items/42/.,               catalog,      /catalog/items/42/",
             "GET,  /catalog/a/b/..,                   catalog,      /catalog/a/",
+            "GET,  /catalog/./caf%C3%A9/a%20b,        catalog,      /catalog/caf%C3%A9/a%20b",
+            "GET,  /catalog/x/../100%25?q=%2e%2e,     catalog,      /catalog/100%25?q=%2e%2e",
     })
     void dotSegmentsAndEmptySegmentsAreResolvedBeforeRouting(String method, String sent, String route, String forwarded) {
         RawHttp.Response r = RawHttp.send(gateway.port(), method, sent, freshTenant());
