@@ -197,13 +197,15 @@ final class AdminHandlers {
 
     private static void requireTenant(String tenant) {
         if (!Ids.isValidTenant(tenant)) {
-            throw new AdminRequestException("tenant", "tenant must be " + Ids.rule() + ", was '" + Echo.of(tenant) + "'");
+            throw new AdminRequestException("tenant",
+                    "tenant must be " + Ids.rule() + ", was '" + Echo.of(tenant) + "'");
         }
     }
 
     private static void requireRoute(String route) {
         if (!Ids.isValidRoute(route)) {
-            throw new AdminRequestException("route", "route must be * or " + Ids.rule() + ", was '" + Echo.of(route) + "'");
+            throw new AdminRequestException("route",
+                    "route must be * or " + Ids.rule() + ", was '" + Echo.of(route) + "'");
         }
     }
 
