@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpServerUpgradeHandler;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
@@ -21,7 +22,8 @@ import reactor.netty.NettyPipeline;
  * end on its way out. The clock starts at the first read while no request is in progress and stops
  * when a head is decoded; between requests a keep-alive connection is governed by the idle timeout.
  * Bytes of a pipelined request read before the previous response was finished start no clock: they are
- * bounded by the idle timeout, which starts when that response is written.
+ * bounded by the idle timeout, which starts when that response is written. A connection upgraded to
+ * HTTP/2 (h2c) drops the handler; HTTP/2 over TLS has no HTTP/1.1 codec and never gets it.
  */
 final class RequestHeadTimeoutHandler extends ChannelDuplexHandler {
 
@@ -75,6 +77,14 @@ final class RequestHeadTimeoutHandler extends ChannelDuplexHandler {
             return;
         }
         ctx.write(msg, promise);
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+        if (event instanceof HttpServerUpgradeHandler.UpgradeEvent) {
+            ctx.pipeline().remove(this); // upgraded to HTTP/2 (h2c): no more HTTP/1.1 heads to time
+        }
+        ctx.fireUserEventTriggered(event);
     }
 
     @Override
