@@ -19,6 +19,6 @@ import org.springframework.context.annotation.Import;
 @EnableConfigurationProperties({TollgateProperties.class, ObservabilityProperties.class, DirectoryProperties.class,
         RedisGuardProperties.class, FallbackProperties.class, HotKeyProperties.class, AdminProperties.class})
 @Import({DatabaseDirectoryConfiguration.class, StaticDirectoryConfiguration.class, RedisStoreConfiguration.class,
-        RateLimitingConfiguration.class})
+        HotKeyLeaseConfiguration.class, RateLimitingConfiguration.class})
 public class TollgateAutoConfiguration {
 }
