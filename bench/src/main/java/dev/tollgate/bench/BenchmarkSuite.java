@@ -15,7 +15,10 @@ import dev.tollgate.bench.scenario.ClusterAccuracy;
 import dev.tollgate.bench.scenario.HotKeyCost;
 import dev.tollgate.bench.scenario.LatencyAtFixedRates;
 import dev.tollgate.bench.scenario.LatencyRun;
-import dev.tollgate.bench.scenario.MaxThroughput;
+import dev.tollgate.bench.scenario.Median;
+import dev.tollgate.bench.scenario.ParallelBurst;
+import dev.tollgate.bench.scenario.Saturation;
+import dev.tollgate.bench.scenario.CostCurve;
 import dev.tollgate.bench.scenario.MicroBenchmarks;
 import dev.tollgate.bench.scenario.MicroResult;
 import dev.tollgate.bench.scenario.Progress;
@@ -28,6 +31,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import reactor.netty.resources.LoopResources;
 
 /**
@@ -90,39 +94,68 @@ public final class BenchmarkSuite {
 
             LoopResources loops = LoopResources.create("bench-load", 2, true);
             List<HttpTarget> targets = new ArrayList<>();
+            List<Saturation.Target> saturationTargets = new ArrayList<>();
             try {
-                targets.add(new HttpTarget(Targets.DIRECT, env.upstreamUrl(), loops, Duration.ofSeconds(5)));
+                HttpTarget direct = new HttpTarget(Targets.DIRECT, env.upstreamUrl(), loops, Duration.ofSeconds(5));
+                targets.add(direct);
+                saturationTargets.add(new Saturation.Target(direct, OptionalLong.empty(), DecisionCounters.none()));
+                HttpTarget tollgate = null;
+                HttpTarget builtIn = null;
                 for (GatewayProcess gateway : gateways) {
                     HttpTarget target = new HttpTarget(gateway.variant().label(), gateway.baseUrl(), loops,
                             Duration.ofSeconds(5));
                     VariantCheck.verify(target, gateway.variant());
                     targets.add(target);
+                    boolean isTollgate = gateway.variant() == GatewayVariant.TOLLGATE;
+                    saturationTargets.add(new Saturation.Target(target, OptionalLong.of(gateway.process().pid()),
+                            isTollgate ? new DecisionCounters(List.of(target)) : DecisionCounters.none()));
+                    if (isTollgate) {
+                        tollgate = target;
+                    } else if (gateway.variant() == GatewayVariant.BUILT_IN) {
+                        builtIn = target;
+                    }
                 }
                 RequestMix mix = new RequestMix(BenchRoutes.BENCH_PATH, "tenant-", plan.latencyTenants());
                 for (HttpTarget target : targets) {
-                    boolean direct = target.name().equals(Targets.DIRECT);
+                    boolean isDirect = target.name().equals(Targets.DIRECT);
                     long served = WarmUp.run(target, mix, plan.warmUpRequests(),
-                            direct ? plan.warmUpMaxTime().dividedBy(5) : plan.warmUpMaxTime());
+                            isDirect ? plan.warmUpMaxTime().dividedBy(5) : plan.warmUpMaxTime());
                     progress.say("warm-up %s: %d requests", target.name(), served);
                 }
 
+                List<Saturation.Run> saturation = new Saturation(saturationTargets, env.redisStats(), progress,
+                        env::requireAllAlive)
+                        .run(List.of(new Saturation.Mix(Saturation.COLD, mix),
+                                        new Saturation.Mix(Saturation.HOT,
+                                                RequestMix.singleTenant(BenchRoutes.BENCH_PATH, "hot-tenant"))),
+                                plan.saturationRepetitions(), plan.saturationConcurrency(), plan.saturationRampUp(),
+                                plan.saturationRun());
+                double capacity = Median.of(saturation.stream()
+                        .filter(r -> r.mix().equals(Saturation.COLD) && r.target().equals(Targets.NO_LIMITER))
+                        .map(r -> r.result().achievedRate()).toList());
+                List<Double> rates = plan.rateShares().stream().map(share -> roundedRate(share * capacity)).toList();
+                double headlineRate = roundedRate(plan.headlineShare() * capacity);
+                progress.say("no-limiter capacity %.0f req/s: latency runs at %s req/s", capacity, rates);
+
                 List<LatencyRun> latency = new LatencyAtFixedRates(targets, mix, env.redisStats(), progress,
                         env::requireAllAlive)
-                        .run(plan.rates(), plan.minRounds(), plan.maxRounds(),
+                        .run(rates, plan.minRounds(), plan.maxRounds(),
                                 progress.startNanos() + plan.lastRoundStart().toNanos(), plan.latencyRun(), plan.drain());
-                List<MaxThroughput.Run> throughput = new MaxThroughput(targets, mix, progress, env::requireAllAlive)
-                        .run(plan.throughputRepetitions(), plan.throughputConcurrency(), plan.throughputRampUp(),
-                                plan.throughputRun());
+                List<ParallelBurst.Result> burst = new ArrayList<>();
+                burst.add(burst(Targets.TOLLGATE, tollgate, new DecisionCounters(List.of(tollgate))));
+                burst.add(burst(Targets.BUILT_IN, builtIn, DecisionCounters.none()));
                 List<HotKeyCost.Result> hotKey = new ArrayList<>();
                 List<ClusterAccuracy.Result> accuracy = accuracy(env, gateways, loops, hotKey);
 
                 env.stopGateways(gateways);
                 List<RedisMemoryPerBucket.Result> memory = memory(env, gatewayJar);
+                List<CostCurve.Point> costCurve = new CostCurve(env.redis().host(), env.redis().port(),
+                        env.redisStats(), progress)
+                        .run(plan.costTenants(), plan.costInstances(), plan.costRate(), plan.costRun());
 
                 SuiteResults results = new SuiteResults(machine, otherWork, MachineInfo.loadAverage(), progress.elapsed(),
-                        plan,
-                        targets.stream().map(HttpTarget::name).toList(), micro, latency, throughput, accuracy, memory,
-                        hotKey);
+                        plan, targets.stream().map(HttpTarget::name).toList(), rates, headlineRate, micro, latency,
+                        saturation, accuracy, memory, hotKey, burst, costCurve);
                 // A quick run proves the suite works; its figures must not replace the real report.
                 return BenchmarkReport.write(results, quick ? runDir.resolve("docs") : root.resolve("docs"));
             } finally {
@@ -130,6 +163,20 @@ public final class BenchmarkSuite {
                 loops.disposeLater().block(Duration.ofSeconds(5));
             }
         }
+    }
+
+    /** A rate rounded to a hundred requests per second (at least 100). */
+    private static double roundedRate(double rate) {
+        return Math.max(100, Math.round(rate / 100) * 100.0);
+    }
+
+    private ParallelBurst.Result burst(String limiter, HttpTarget target, DecisionCounters counters) {
+        ParallelBurst.Result r = ParallelBurst.run(limiter, target, counters, BenchRoutes.BURST_PATH,
+                BenchRoutes.BURST_TENANT, plan.burstRequests(), plan.burstClients(), BenchRoutes.BURST_CAPACITY,
+                BenchRoutes.BURST_RATE);
+        progress.say("parallel burst %s: %d requests from %d clients admitted %d (bound %.1f), %d errors; %s",
+                limiter, r.requests(), r.clients(), r.admitted(), r.bound(), r.errors(), r.decisions());
+        return r;
     }
 
     /**

@@ -2,11 +2,13 @@ package dev.tollgate.bench;
 
 import dev.tollgate.bench.machine.MachineInfo;
 import dev.tollgate.bench.scenario.ClusterAccuracy;
+import dev.tollgate.bench.scenario.CostCurve;
 import dev.tollgate.bench.scenario.HotKeyCost;
 import dev.tollgate.bench.scenario.LatencyRun;
-import dev.tollgate.bench.scenario.MaxThroughput;
 import dev.tollgate.bench.scenario.MicroResult;
+import dev.tollgate.bench.scenario.ParallelBurst;
 import dev.tollgate.bench.scenario.RedisMemoryPerBucket;
+import dev.tollgate.bench.scenario.Saturation;
 import java.time.Duration;
 import java.util.List;
 
@@ -14,11 +16,15 @@ import java.util.List;
  * Everything one run of the suite measured, for the report.
  *
  * @param otherWorkCoresBefore cores used by other work just before the load runs
- * @param targets the load targets in report order: direct to the upstream, then the gateways,
- *                the no-limiter baseline first
+ * @param targets      the load targets in report order: direct to the upstream, then the gateways,
+ *                     the no-limiter baseline first
+ * @param rates        the latency runs' rates (shares of the no-limiter gateway's measured capacity)
+ * @param headlineRate the rate the latency target is judged at (half that capacity)
  */
-public record SuiteResults(MachineInfo machine, double otherWorkCoresBefore, String loadAverageAtEnd, Duration elapsed, SuitePlan plan,
-                           List<String> targets, List<MicroResult> micro, List<LatencyRun> latency,
-                           List<MaxThroughput.Run> throughput, List<ClusterAccuracy.Result> accuracy,
-                           List<RedisMemoryPerBucket.Result> memory, List<HotKeyCost.Result> hotKey) {
+public record SuiteResults(MachineInfo machine, double otherWorkCoresBefore, String loadAverageAtEnd, Duration elapsed,
+                           SuitePlan plan, List<String> targets, List<Double> rates, double headlineRate,
+                           List<MicroResult> micro, List<LatencyRun> latency, List<Saturation.Run> saturation,
+                           List<ClusterAccuracy.Result> accuracy, List<RedisMemoryPerBucket.Result> memory,
+                           List<HotKeyCost.Result> hotKey, List<ParallelBurst.Result> burst,
+                           List<CostCurve.Point> costCurve) {
 }

@@ -13,7 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>A full bucket is indistinguishable from a missing one, so {@link #evictFullBuckets()} can drop
  * it to bound memory without changing any decision.
  */
-public final class LocalBucketStore implements BucketStore, TokenLeaseSource {
+public final class LocalBucketStore implements BucketStore, TokenLeaseSource, BucketCharges {
 
     private final ConcurrentHashMap<BucketKey, LocalTokenBucket> buckets = new ConcurrentHashMap<>();
     private final MonotonicClock clock;
@@ -74,6 +74,12 @@ public final class LocalBucketStore implements BucketStore, TokenLeaseSource {
             b.giveBack(limits.capacityMicros(), micros);
             return b;
         });
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletionStage<Void> charge(BucketKey key, BucketLimits limits, long micros) {
+        spend(key, limits, micros);
         return CompletableFuture.completedFuture(null);
     }
 

@@ -43,9 +43,8 @@ public final class LocalFallbackLimiter {
         this.instanceCount = instanceCount;
     }
 
-    public Decision tryAcquire(String tenant, String route, RateLimitRule rule) {
-        BucketKey key = new BucketKey(tenant, route);
-        BucketLimits limits = rule.limits();
+    /** Decides a request on this instance's share of {@code limits}, {@code key} being the whole bucket. */
+    public Decision tryAcquire(BucketKey key, BucketLimits limits) {
         Decision decision = store.acquire(key, share(limits));
         if (decision.allowed()) {
             // Owed to the shared bucket, at most a full bucket's worth: more could not matter.
@@ -71,8 +70,8 @@ public final class LocalFallbackLimiter {
      * instance's share, or all that is left of it; decides nothing, and never takes a bucket below
      * empty.
      */
-    public void recordAdmitted(BucketKey key, RateLimitRule rule) {
-        BucketLimits share = share(rule.limits());
+    public void recordAdmitted(BucketKey key, BucketLimits limits) {
+        BucketLimits share = share(limits);
         store.spend(key, share, share.costMicros());
     }
 

@@ -5,7 +5,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.IntUnaryOperator;
-import java.util.function.ToIntFunction;
 
 /**
  * Sharded buckets for hot keys (seed §7.2b): a rule's bucket split into {@code N} shards, each with
@@ -56,41 +55,37 @@ import java.util.function.ToIntFunction;
  * instances are so many that leases' {@code N × batch} burst is too loose; see
  * {@code docs/hot-keys-and-cluster.md}.
  */
-public final class ShardedBucketStore implements BucketStore {
+public final class ShardedBucketStore {
 
     private static final IntUnaryOperator RANDOM = bound -> ThreadLocalRandom.current().nextInt(bound);
 
     private final BucketStore shards;
-    private final ToIntFunction<BucketKey> shardCount;
     private final boolean secondChance;
     private final IntUnaryOperator pick;
 
     /**
-     * @param shards       the store holding the shards (Redis, usually a cluster)
-     * @param shardCount   how many shards a key's rule has, 1 (not split) to
-     *                     {@link BucketKey#MAX_SHARDS}
+     * @param shards       the store holding the buckets and their shards (Redis, usually a cluster)
      * @param secondChance whether a request the first shard rejects tries one other shard
      */
-    public ShardedBucketStore(BucketStore shards, ToIntFunction<BucketKey> shardCount, boolean secondChance) {
-        this(shards, shardCount, secondChance, RANDOM);
+    public ShardedBucketStore(BucketStore shards, boolean secondChance) {
+        this(shards, secondChance, RANDOM);
     }
 
     /** As above, with {@code pick.applyAsInt(bound)} choosing shards in {@code [0, bound)}: for tests. */
-    ShardedBucketStore(BucketStore shards, ToIntFunction<BucketKey> shardCount, boolean secondChance,
-                       IntUnaryOperator pick) {
+    ShardedBucketStore(BucketStore shards, boolean secondChance, IntUnaryOperator pick) {
         this.shards = shards;
-        this.shardCount = shardCount;
         this.secondChance = secondChance;
         this.pick = pick;
     }
 
-    @Override
-    public CompletionStage<Decision> tryAcquire(BucketKey key, BucketLimits limits) {
-        int n = shardCount.applyAsInt(key);
-        if (n < 1 || n > BucketKey.MAX_SHARDS) {
-            throw new IllegalStateException("shard count of " + key + " must be in [1, "
-                    + BucketKey.MAX_SHARDS + "], was " + n);
-        }
+    /**
+     * Decides {@code request} on its whole bucket when its rule is not split ({@code shards == 1}),
+     * on its shards otherwise.
+     */
+    public CompletionStage<Decision> tryAcquire(BucketRequest request) {
+        BucketKey key = request.key();
+        BucketLimits limits = request.limits();
+        int n = request.shards();
         if (n == 1 || !limits.costFits()) {
             return shards.tryAcquire(key, limits);
         }
@@ -143,6 +138,6 @@ public final class ShardedBucketStore implements BucketStore {
     private static Decision wholeRule(Decision shard, int n, BucketLimits limits) {
         long remaining = Math.min(limits.capacityTokens(), shard.remaining() * n);
         return new Decision(shard.allowed(), remaining, limits.capacityTokens(), shard.retryAfterMillis(),
-                shard.resetAfterMillis());
+                shard.resetAfterMillis(), shard.servedFromLease());
     }
 }

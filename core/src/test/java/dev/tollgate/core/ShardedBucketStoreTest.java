@@ -13,6 +13,11 @@ class ShardedBucketStoreTest {
     private final ManualClock clock = new ManualClock(5_000_000_000L);
     private final LocalBucketStore local = new LocalBucketStore(clock);
 
+    /** The sharded store as a plain store, for a rule split {@code n} ways. */
+    private static BucketStore sharded(ShardedBucketStore store, int n) {
+        return (key, limits) -> store.tryAcquire(new BucketRequest(key, limits, n));
+    }
+
     private static Decision acquire(BucketStore store, BucketKey key, BucketLimits limits) {
         return store.tryAcquire(key, limits).toCompletableFuture().join();
     }
@@ -29,7 +34,7 @@ class ShardedBucketStoreTest {
 
     @Test
     void withASecondChanceTwoShardsAdmitTheWholeBurstThenReject() {
-        ShardedBucketStore store = new ShardedBucketStore(local, key -> 2, true);
+        BucketStore store = sharded(new ShardedBucketStore(local, true), 2);
         BucketKey key = new BucketKey("shop-a", "orders");
         BucketLimits limits = RateLimitRule.of(10, 2).limits();
         assertThat(admitted(store, key, limits, 10)).isEqualTo(10);
@@ -49,7 +54,7 @@ class ShardedBucketStoreTest {
             long capacity = between(random, n, 500);
             long perSecond = between(random, n, 1000);
             BucketLimits limits = RateLimitRule.of(capacity, perSecond).limits();
-            ShardedBucketStore store = new ShardedBucketStore(local, key -> n, random.nextBoolean());
+            BucketStore store = sharded(new ShardedBucketStore(local, random.nextBoolean()), n);
             BucketKey key = new BucketKey("tenant-" + random.nextLong(), "route");
             // Enough random picks to drain every shard (a shard missed by all is ~(1 - 1/n)^(50 C)).
             int burst = admitted(store, key, limits, (int) (50 * capacity));
@@ -71,7 +76,7 @@ class ShardedBucketStoreTest {
     @Test
     void retryAfterIsLongEnoughForWhicheverShardTheRetryLandsOn() {
         java.util.ArrayDeque<Integer> picks = new java.util.ArrayDeque<>();
-        ShardedBucketStore store = new ShardedBucketStore(local, key -> 4, false, bound -> picks.remove());
+        BucketStore store = sharded(new ShardedBucketStore(local, false, bound -> picks.remove()), 4);
         BucketKey key = new BucketKey("shop-e", "orders");
         BucketLimits limits = RateLimitRule.of(100, 10).limits();
         for (int i = 0; i < 25; i++) {
@@ -143,7 +148,7 @@ class ShardedBucketStoreTest {
         final BucketLimits limits;
         final BucketLimits share;
         final BucketKey key = new BucketKey("tenant", "route");
-        final ShardedBucketStore store;
+        final BucketStore store;
         Decision rejected;
 
         private Scenario(long seed) {
@@ -153,8 +158,8 @@ class ShardedBucketStoreTest {
             long cost = between(random, 1, 3);
             limits = new RateLimitRule(between(random, cost, 60), between(random, 1, 200) / 10.0, cost).limits();
             share = limits.dividedAmong(n);
-            store = new ShardedBucketStore(shards, k -> n, secondChance,
-                    bound -> picks.isEmpty() ? random.nextInt(bound) : picks.remove() % bound);
+            store = sharded(new ShardedBucketStore(shards, secondChance,
+                    bound -> picks.isEmpty() ? random.nextInt(bound) : picks.remove() % bound), n);
         }
 
         static Scenario untilRejected(long seed) {
@@ -194,7 +199,7 @@ class ShardedBucketStoreTest {
     @Test
     void shardsCanBeLeased() {
         LeasingBucketStore leasing = new LeasingBucketStore(local, local, new LeasePolicy(0, 100, 50, 0.5, 1000), clock);
-        ShardedBucketStore store = new ShardedBucketStore(leasing, key -> 4, true);
+        BucketStore store = sharded(new ShardedBucketStore(leasing, true), 4);
         BucketKey key = new BucketKey("shop-d", "orders");
         BucketLimits limits = RateLimitRule.of(400, 100).limits();
         int admitted = 0;
@@ -211,7 +216,7 @@ class ShardedBucketStoreTest {
 
     @Test
     void remainingIsReportedForTheWholeRule() {
-        ShardedBucketStore store = new ShardedBucketStore(local, key -> 4, false);
+        BucketStore store = sharded(new ShardedBucketStore(local, false), 4);
         Decision d = acquire(store, new BucketKey("shop-b", "orders"), RateLimitRule.of(100, 10).limits());
         assertThat(d.allowed()).isTrue();
         assertThat(d.remaining()).isEqualTo(96); // 24 left in a shard of 25, times 4
@@ -220,7 +225,7 @@ class ShardedBucketStoreTest {
 
     @Test
     void oneShardIsTheWholeBucket() {
-        ShardedBucketStore store = new ShardedBucketStore(local, key -> 1, true);
+        BucketStore store = sharded(new ShardedBucketStore(local, true), 1);
         BucketKey key = new BucketKey("shop-c", "orders");
         acquire(store, key, RateLimitRule.of(3, 1).limits());
         assertThat(acquire(local, key, RateLimitRule.of(3, 1).limits()).remaining()).isEqualTo(1);
@@ -228,8 +233,7 @@ class ShardedBucketStoreTest {
 
     @Test
     void aBadShardCountIsRefusedWithItsValue() {
-        ShardedBucketStore store = new ShardedBucketStore(local, key -> 0, true);
-        assertThatThrownBy(() -> store.tryAcquire(new BucketKey("t", "r"), RateLimitRule.of(3, 1).limits()))
+        assertThatThrownBy(() -> new BucketRequest(new BucketKey("t", "r"), RateLimitRule.of(3, 1).limits(), 0))
                 .hasMessageContaining("was 0");
         assertThatThrownBy(() -> new BucketKey("t", "r", BucketKey.MAX_SHARDS)).hasMessageContaining("1024");
         assertThatThrownBy(() -> new BucketKey("t", "r", 3).shard(1)).isInstanceOf(IllegalStateException.class);

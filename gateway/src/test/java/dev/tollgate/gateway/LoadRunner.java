@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
 
 /**
  * Concurrent closed-loop load from a few threads against one or more gateways, bounded in time
@@ -32,6 +33,12 @@ final class LoadRunner implements AutoCloseable {
     /** Starts {@code threadCount} threads sending {@code method path} with {@code apiKey}, round-robin. */
     static LoadRunner start(List<RunningGateway> gateways, int threadCount, String method, String path,
                             String apiKey) {
+        return start(gateways, threadCount, method, path, n -> apiKey);
+    }
+
+    /** As above, the {@code n}-th request of a thread carrying the API key {@code apiKeys.apply(n)}. */
+    static LoadRunner start(List<RunningGateway> gateways, int threadCount, String method, String path,
+                            IntFunction<String> apiKeys) {
         LoadRunner load = new LoadRunner(threadCount);
         for (int t = 0; t < threadCount; t++) {
             int offset = t;
@@ -41,7 +48,7 @@ final class LoadRunner implements AutoCloseable {
                     RunningGateway gateway = gateways.get(i++ % gateways.size());
                     int status;
                     try {
-                        HttpResponse<String> r = gateway.send(method, path, apiKey);
+                        HttpResponse<String> r = gateway.send(method, path, apiKeys.apply(i));
                         status = r.statusCode();
                     } catch (RuntimeException e) {
                         status = 0;

@@ -1,11 +1,10 @@
 package dev.tollgate.redis;
 
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Supplier;
 
 /**
  * Gateway instances announce themselves in Redis so that each knows how many are alive: a sorted
@@ -18,18 +17,18 @@ public final class InstanceHeartbeat {
     public static final String SCRIPT_RESOURCE = "dev/tollgate/redis/instance_heartbeat.lua";
     public static final String DEFAULT_KEY = "tollgate:instances";
 
-    private final Supplier<RedisScriptingAsyncCommands<String, String>> redis;
+    private final RedisLink redis;
     private final LuaScript script = LuaScript.fromResource(SCRIPT_RESOURCE);
     private final String key;
 
-    public InstanceHeartbeat(Supplier<RedisScriptingAsyncCommands<String, String>> redis, String key) {
+    public InstanceHeartbeat(RedisLink redis, String key) {
         this.redis = redis;
         this.key = key;
     }
 
     /** Records a beat of {@code instanceId} and returns how many instances beat within {@code ttl}. */
     public CompletionStage<Long> beat(String instanceId, Duration ttl) {
-        RedisScriptingAsyncCommands<String, String> commands = redis.get();
+        RedisClusterAsyncCommands<String, String> commands = redis.commandsOrNull();
         if (commands == null) {
             return CompletableFuture.failedFuture(new RedisUnavailableException("no connection to Redis yet"));
         }
@@ -39,11 +38,10 @@ public final class InstanceHeartbeat {
 
     /** Removes {@code instanceId} at once (a clean shutdown), instead of letting it expire. */
     public CompletionStage<Long> leave(String instanceId) {
-        RedisScriptingAsyncCommands<String, String> commands = redis.get();
+        RedisClusterAsyncCommands<String, String> commands = redis.commandsOrNull();
         if (commands == null) {
             return CompletableFuture.completedFuture(0L);
         }
-        return commands.<Long>eval("return redis.call('ZREM', KEYS[1], ARGV[1])", ScriptOutputType.INTEGER,
-                new String[] {key}, instanceId);
+        return commands.zrem(key, instanceId);
     }
 }

@@ -24,7 +24,7 @@ import java.time.Duration;
  *       instead of queueing until it comes back: the caller falls back to its local limiter;</li>
  *   <li><b>a command timeout</b> ({@code commandTimeout}, default 1 s) so no future waits forever, and
  *       a short connect timeout ({@code connectTimeout}, default 1 s) so reconnecting to a dead node
- *       does not stall a topology refresh. The gateway's own per-call budget (5 ms) is applied on top.</li>
+ *       does not stall a topology refresh. The gateway's own per-call deadline (5 ms) applies first.</li>
  * </ul>
  *
  * <p>Use: {@code client.setOptions(RecommendedClusterClientOptions.defaults().toClientOptions())}.
@@ -48,6 +48,11 @@ public record RecommendedClusterClientOptions(Duration periodicRefresh, Duration
     public static RecommendedClusterClientOptions defaults() {
         return new RecommendedClusterClientOptions(
                 Duration.ofSeconds(10), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1));
+    }
+
+    /** The same with other command and connect timeouts. */
+    public RecommendedClusterClientOptions withTimeouts(Duration command, Duration connect) {
+        return new RecommendedClusterClientOptions(periodicRefresh, adaptiveRefreshRateLimit, command, connect);
     }
 
     /** The same with another periodic refresh interval (tests use a short one). */

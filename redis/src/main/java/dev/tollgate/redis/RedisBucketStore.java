@@ -4,22 +4,33 @@ import dev.tollgate.core.BucketKey;
 import dev.tollgate.core.BucketLimits;
 import dev.tollgate.core.BucketStore;
 import dev.tollgate.core.Decision;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.cluster.SlotHash;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.FastThreadLocal;
+import io.netty.util.internal.ThreadExecutorMap;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Supplier;
 
 /**
- * Buckets in Redis: one atomic Lua call per decision ({@code token_bucket.lua}), run by EVALSHA
- * on Redis's clock, with NOSCRIPT recovery (see {@link LuaScript#run}).
+ * Buckets in Redis, decided by {@code token_bucket.lua} on Redis's clock: the requests that arrive
+ * together are decided together, in one script call.
  *
- * <p>Works over any Lettuce connection: standalone ({@code RedisClient}) or cluster
- * ({@code RedisClusterClient}, whose async API implements {@link RedisScriptingAsyncCommands}). The
- * script touches one key, so a cluster connection routes it by that key's slot to the master that
- * owns the bucket; NOSCRIPT is recovered per node. See {@link RecommendedClusterClientOptions} for
- * how to build the cluster client.
+ * <p>Requests made on a Netty event loop (the gateway's HTTP loops) are gathered per loop while it
+ * handles what it has read, and sent as one call when it gets to its tasks, up to
+ * {@value #MAX_BATCH} buckets a call: under light load a request goes alone at once; under heavy load
+ * one call carries the decisions of everything a loop read in one turn, so Redis commands, their
+ * system calls and their deadlines are paid per batch, not per request. Requests from any other
+ * thread are sent alone. Over a Redis Cluster a call carries only buckets of one hash slot (a
+ * tenant's buckets share one), so a batch is split by slot.
+ *
+ * <p>Nothing about a decision changes with batching: the script decides each bucket exactly as it
+ * would alone, atomically, in the order the requests arrived; two requests on one bucket in one call
+ * are decided one after the other. See {@link ScriptCalls} for the deadline and the NOSCRIPT recovery.
  */
 public final class RedisBucketStore implements BucketStore {
 
@@ -27,56 +38,139 @@ public final class RedisBucketStore implements BucketStore {
     /** Read-and-refill steps shared by every script that touches a bucket, loaded in front of them. */
     public static final String REFILL_RESOURCE = "dev/tollgate/redis/bucket_refill.lua";
 
-    /** The script every store runs: the shared refill steps, then the token-bucket decision. */
+    /** The script every store runs: the shared refill steps, then the token-bucket decisions. */
     public static final LuaScript SCRIPT = LuaScript.fromResources(REFILL_RESOURCE, SCRIPT_RESOURCE);
 
-    private static final RedisUnavailableException NOT_CONNECTED =
-            new RedisUnavailableException("no connection to Redis yet");
+    /** Most buckets one script call decides (3 arguments each; Lua's stack takes a few thousand). */
+    public static final int MAX_BATCH = 128;
 
-    private final Supplier<RedisScriptingAsyncCommands<String, String>> redis;
-    private final LuaScript script;
+    private static final int REPLY_FIELDS = 4;
+    private static final int ARGS_PER_KEY = 3;
 
-    /** A store on a connection that is already open. */
-    public RedisBucketStore(RedisScriptingAsyncCommands<String, String> redis) {
-        this(() -> redis);
+    private final ScriptCalls calls;
+    private final FastThreadLocal<LoopBatch> batches = new FastThreadLocal<>();
+
+    public RedisBucketStore(ScriptCalls calls) {
+        this.calls = calls;
     }
 
-    /**
-     * A store on a connection that may not exist yet: {@code redis} returns {@code null} until it
-     * does, and calls meanwhile fail with {@link RedisUnavailableException}.
-     */
-    public RedisBucketStore(Supplier<RedisScriptingAsyncCommands<String, String>> redis) {
-        this.redis = redis;
-        this.script = SCRIPT;
+    /** A store on a connection that is already open (tests, tools, benchmarks). */
+    public static RedisBucketStore on(StatefulConnection<String, String> connection) {
+        return new RedisBucketStore(ScriptCalls.on(connection));
     }
 
     @Override
     public CompletionStage<Decision> tryAcquire(BucketKey key, BucketLimits limits) {
-        RedisScriptingAsyncCommands<String, String> commands = redis.get();
-        if (commands == null) {
-            return CompletableFuture.failedFuture(NOT_CONNECTED);
+        Pending request = new Pending(key.redisKey(), limits);
+        EventExecutor loop = ThreadExecutorMap.currentExecutor();
+        if (loop != null && loop.inEventLoop()) {
+            batchOf(loop).add(request);
+        } else {
+            send(List.of(request));
         }
-        String[] keys = {key.redisKey()};
-        return script.<List<Object>>run(commands, ScriptOutputType.MULTI, keys,
-                        Long.toString(limits.capacityMicros()),
-                        Long.toString(limits.refillMicrosPerMilli()),
-                        Long.toString(limits.costMicros()))
-                .thenApply(reply -> toDecision(reply, limits));
+        return request;
     }
 
     /** The script this store runs. */
     public LuaScript script() {
-        return script;
+        return SCRIPT;
     }
 
-    private static Decision toDecision(List<Object> reply, BucketLimits limits) {
-        if (reply == null || reply.size() != 4) {
-            throw new IllegalStateException("unexpected reply from the token-bucket script: " + reply);
+    private LoopBatch batchOf(EventExecutor loop) {
+        LoopBatch batch = batches.get();
+        if (batch == null || batch.loop != loop) {
+            batch = new LoopBatch(loop);
+            batches.set(batch);
         }
-        long allowed = (Long) reply.get(0);
-        long remaining = (Long) reply.get(1);
-        long retryAfter = (Long) reply.get(2);
-        long resetAfter = (Long) reply.get(3);
-        return new Decision(allowed == 1L, remaining, limits.capacityTokens(), retryAfter, resetAfter);
+        return batch;
+    }
+
+    /** Requests of one event loop waiting for the loop's next turn at its tasks. Used on that loop only. */
+    private final class LoopBatch implements Runnable {
+
+        private final EventExecutor loop;
+        private List<Pending> waiting = new ArrayList<>();
+        private boolean flushQueued;
+
+        LoopBatch(EventExecutor loop) {
+            this.loop = loop;
+        }
+
+        void add(Pending request) {
+            waiting.add(request);
+            if (!flushQueued) {
+                flushQueued = true;
+                loop.execute(this);
+            }
+        }
+
+        @Override
+        public void run() {
+            flushQueued = false;
+            List<Pending> batch = waiting;
+            waiting = new ArrayList<>();
+            send(batch);
+        }
+    }
+
+    private void send(List<Pending> batch) {
+        if (!calls.isCluster()) {
+            sendInChunks(batch);
+            return;
+        }
+        Map<Integer, List<Pending>> bySlot = new LinkedHashMap<>();
+        for (Pending request : batch) {
+            bySlot.computeIfAbsent(SlotHash.getSlot(request.redisKey), slot -> new ArrayList<>()).add(request);
+        }
+        bySlot.values().forEach(this::sendInChunks);
+    }
+
+    private void sendInChunks(List<Pending> batch) {
+        for (int from = 0; from < batch.size(); from += MAX_BATCH) {
+            call(batch.subList(from, Math.min(batch.size(), from + MAX_BATCH)));
+        }
+    }
+
+    private void call(List<Pending> requests) {
+        int n = requests.size();
+        String[] keys = new String[n];
+        long[] args = new long[ARGS_PER_KEY * n];
+        for (int i = 0; i < n; i++) {
+            Pending request = requests.get(i);
+            keys[i] = request.redisKey;
+            args[ARGS_PER_KEY * i] = request.limits.capacityMicros();
+            args[ARGS_PER_KEY * i + 1] = request.limits.refillMicrosPerMilli();
+            args[ARGS_PER_KEY * i + 2] = request.limits.costMicros();
+        }
+        calls.call(SCRIPT, keys, args).whenComplete((reply, error) -> {
+            if (error == null && (reply == null || reply.length != REPLY_FIELDS * n)) {
+                error = new IllegalStateException("the token-bucket script answered " + (reply == null ? "nothing"
+                        : reply.length + " integers") + " for " + n + " buckets");
+            }
+            for (int i = 0; i < n; i++) {
+                Pending request = requests.get(i);
+                if (error != null) {
+                    request.completeExceptionally(error);
+                } else {
+                    request.complete(decision(reply, REPLY_FIELDS * i, request.limits));
+                }
+            }
+        });
+    }
+
+    private static Decision decision(long[] reply, int at, BucketLimits limits) {
+        return new Decision(reply[at] == 1L, reply[at + 1], limits.capacityTokens(), reply[at + 2], reply[at + 3]);
+    }
+
+    /** One request waiting for its decision: the future the caller holds. */
+    private static final class Pending extends CompletableFuture<Decision> {
+
+        final String redisKey;
+        final BucketLimits limits;
+
+        Pending(String redisKey, BucketLimits limits) {
+            this.redisKey = redisKey;
+            this.limits = limits;
+        }
     }
 }

@@ -2,9 +2,9 @@ package dev.tollgate.redis;
 
 import dev.tollgate.core.DaemonThreads;
 import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.netty.util.concurrent.EventExecutor;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
@@ -19,18 +19,21 @@ import org.slf4j.LoggerFactory;
  * Opens the one connection Tollgate's Redis calls share, without making Redis a condition for
  * starting: the first attempt is made at {@link #start()}, and failed attempts are repeated every
  * {@code retryDelay} in the background until one succeeds. Once open, Lettuce reconnects the
- * connection by itself after any outage.
+ * connection by itself after any outage. Calls can be made once the connection is open and one PING
+ * has told which event loop serves it ({@link #ioLoopOrNull()}).
  */
-public final class RedisConnector implements AutoCloseable {
+public final class RedisConnector implements RedisLink, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RedisConnector.class);
 
     private final Supplier<CompletionStage<? extends StatefulConnection<String, String>>> connect;
     private final Duration retryDelay;
-    private final Consumer<RedisScriptingAsyncCommands<String, String>> onConnected;
+    private final Consumer<RedisClusterAsyncCommands<String, String>> onConnected;
     private final ScheduledExecutorService retries;
     private final AtomicReference<StatefulConnection<String, String>> connection = new AtomicReference<>();
-    private final AtomicReference<RedisScriptingAsyncCommands<String, String>> commands = new AtomicReference<>();
+    private final AtomicReference<RedisClusterAsyncCommands<String, String>> commands = new AtomicReference<>();
+    private volatile EventExecutor ioLoop;
+    private volatile boolean cluster;
     private volatile boolean closed;
 
     /**
@@ -40,7 +43,7 @@ public final class RedisConnector implements AutoCloseable {
      */
     public RedisConnector(Supplier<CompletionStage<? extends StatefulConnection<String, String>>> connect,
                           Duration retryDelay,
-                          Consumer<RedisScriptingAsyncCommands<String, String>> onConnected) {
+                          Consumer<RedisClusterAsyncCommands<String, String>> onConnected) {
         if (retryDelay.isNegative() || retryDelay.isZero()) {
             throw new IllegalArgumentException("retryDelay must be positive, was " + retryDelay);
         }
@@ -55,9 +58,19 @@ public final class RedisConnector implements AutoCloseable {
         attempt();
     }
 
-    /** The async commands of the open connection, or {@code null} while there is none. */
-    public RedisScriptingAsyncCommands<String, String> commandsOrNull() {
-        return commands.get();
+    @Override
+    public RedisClusterAsyncCommands<String, String> commandsOrNull() {
+        return ioLoop == null ? null : commands.get();
+    }
+
+    @Override
+    public EventExecutor ioLoopOrNull() {
+        return ioLoop;
+    }
+
+    @Override
+    public boolean isCluster() {
+        return cluster;
     }
 
     /** Whether a connection has been established and is currently open. */
@@ -84,14 +97,30 @@ public final class RedisConnector implements AutoCloseable {
                 c.closeAsync();
             } else {
                 connection.set(c);
-                RedisScriptingAsyncCommands<String, String> async = asyncCommands(c);
+                cluster = c instanceof StatefulRedisClusterConnection<?, ?>;
+                RedisClusterAsyncCommands<String, String> async = RedisLink.asyncCommands(c);
                 commands.set(async);
+                learnIoLoop(c);
                 log.info("Connected to Redis");
                 try {
                     onConnected.accept(async);
                 } catch (RuntimeException e) {
                     log.warn("Post-connect step failed; continuing", e);
                 }
+            }
+        });
+    }
+
+    /**
+     * Lettuce completes a command on the event loop that read its reply: one PING tells which loop
+     * serves the connection. Repeated until it succeeds (Redis may go away right after connecting).
+     */
+    private void learnIoLoop(StatefulConnection<String, String> c) {
+        RedisLink.ioLoopOf(c).whenComplete((loop, error) -> {
+            if (error == null) {
+                ioLoop = loop;
+            } else if (!closed) {
+                retries.schedule(() -> learnIoLoop(c), retryDelay.toMillis(), TimeUnit.MILLISECONDS);
             }
         });
     }
@@ -103,14 +132,6 @@ public final class RedisConnector implements AutoCloseable {
         log.warn("Cannot connect to Redis ({}); retrying in {} ms; decisions use the local fallback meanwhile",
                 rootMessage(error), retryDelay.toMillis());
         retries.schedule(this::attempt, retryDelay.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static RedisScriptingAsyncCommands<String, String> asyncCommands(StatefulConnection<String, String> c) {
-        if (c instanceof StatefulRedisClusterConnection<?, ?> cluster) {
-            return ((StatefulRedisClusterConnection<String, String>) cluster).async();
-        }
-        return ((StatefulRedisConnection<String, String>) c).async();
     }
 
     private static String rootMessage(Throwable error) {

@@ -1,24 +1,22 @@
 package dev.tollgate.redis;
 
+import dev.tollgate.core.BucketCharges;
 import dev.tollgate.core.BucketKey;
 import dev.tollgate.core.BucketLimits;
 import dev.tollgate.core.LeaseGrant;
 import dev.tollgate.core.TokenLeaseSource;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
-import java.util.List;
+import io.lettuce.core.api.StatefulConnection;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.function.Supplier;
 
 /**
- * Leases from the buckets {@link RedisBucketStore} keeps: {@code token_lease.lua} takes a batch in
- * one atomic call on Redis's clock, {@code token_return.lua} gives unspent tokens back (added to the
- * bucket as last written, never above the capacity, without refilling: see
- * {@link TokenLeaseSource#giveBack}). Both run by EVALSHA with NOSCRIPT recovery, standalone or cluster, like the bucket
- * script, and use the same hash, so leasing and per-request calls on one key can be mixed.
+ * Leases and charges on the buckets {@link RedisBucketStore} keeps: {@code token_lease.lua} takes a
+ * batch in one atomic call on Redis's clock, {@code token_return.lua} gives unspent tokens back
+ * (never above the capacity), and a charge takes what the local fallback admitted. All run through
+ * {@link ScriptCalls} (deadline, NOSCRIPT recovery, standalone or cluster) on the same hash as the
+ * bucket script, so leasing, charging and per-request calls on one key can be mixed.
  */
-public final class RedisTokenLeaseSource implements TokenLeaseSource {
+public final class RedisTokenLeaseSource implements TokenLeaseSource, BucketCharges {
 
     public static final String LEASE_SCRIPT_RESOURCE = "dev/tollgate/redis/token_lease.lua";
     public static final String RETURN_SCRIPT_RESOURCE = "dev/tollgate/redis/token_return.lua";
@@ -28,22 +26,18 @@ public final class RedisTokenLeaseSource implements TokenLeaseSource {
     private static final LuaScript RETURN =
             LuaScript.fromResources(RedisBucketStore.REFILL_RESOURCE, RETURN_SCRIPT_RESOURCE);
 
-    private static final RedisUnavailableException NOT_CONNECTED =
-            new RedisUnavailableException("no connection to Redis yet");
+    /** A charge takes any number of micro-tokens: the lease script's "whole requests" of one micro-token. */
+    private static final long ANY_AMOUNT = 1;
 
-    private final Supplier<RedisScriptingAsyncCommands<String, String>> connection;
+    private final ScriptCalls calls;
 
-    /** A source on a connection that is already open. */
-    public RedisTokenLeaseSource(RedisScriptingAsyncCommands<String, String> redis) {
-        this(() -> redis);
+    public RedisTokenLeaseSource(ScriptCalls calls) {
+        this.calls = calls;
     }
 
-    /**
-     * A source on a connection that may not exist yet ({@code null} until it does); calls fail with
-     * {@link RedisUnavailableException} meanwhile.
-     */
-    public RedisTokenLeaseSource(Supplier<RedisScriptingAsyncCommands<String, String>> connection) {
-        this.connection = connection;
+    /** A source on a connection that is already open (tests, tools, benchmarks). */
+    public static RedisTokenLeaseSource on(StatefulConnection<String, String> connection) {
+        return new RedisTokenLeaseSource(ScriptCalls.on(connection));
     }
 
     @Override
@@ -52,15 +46,8 @@ public final class RedisTokenLeaseSource implements TokenLeaseSource {
             throw new IllegalArgumentException("a lease is between 0 and the capacity "
                     + limits.capacityMicros() + " micro-tokens, was " + maxMicros);
         }
-        RedisScriptingAsyncCommands<String, String> redis = connection.get();
-        if (redis == null) {
-            return CompletableFuture.failedFuture(NOT_CONNECTED);
-        }
-        return LEASE.<List<Object>>run(redis, ScriptOutputType.MULTI, new String[] {key.redisKey()},
-                        Long.toString(limits.capacityMicros()),
-                        Long.toString(limits.refillMicrosPerMilli()),
-                        Long.toString(maxMicros),
-                        Long.toString(limits.costMicros()))
+        return calls.call(LEASE, new String[] {key.redisKey()},
+                        new long[] {limits.capacityMicros(), limits.refillMicrosPerMilli(), maxMicros, limits.costMicros()})
                 .thenApply(RedisTokenLeaseSource::toGrant);
     }
 
@@ -69,14 +56,19 @@ public final class RedisTokenLeaseSource implements TokenLeaseSource {
         if (micros < 1 || micros > BucketLimits.MAX_MICROS) {
             throw new IllegalArgumentException("micro-tokens given back must be in [1, 2^53], was " + micros);
         }
-        RedisScriptingAsyncCommands<String, String> redis = connection.get();
-        if (redis == null) {
-            return CompletableFuture.failedFuture(NOT_CONNECTED);
-        }
-        return RETURN.<Long>run(redis, ScriptOutputType.INTEGER, new String[] {key.redisKey()},
-                        Long.toString(limits.capacityMicros()),
-                        Long.toString(micros))
+        return calls.call(RETURN, new String[] {key.redisKey()}, new long[] {limits.capacityMicros(), micros})
                 .thenApply(tokens -> null);
+    }
+
+    @Override
+    public CompletionStage<Void> charge(BucketKey key, BucketLimits limits, long micros) {
+        if (micros < 1 || micros > limits.capacityMicros()) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "a charge is between 1 and the capacity " + limits.capacityMicros() + " micro-tokens, was " + micros));
+        }
+        return calls.call(LEASE, new String[] {key.redisKey()},
+                        new long[] {limits.capacityMicros(), limits.refillMicrosPerMilli(), micros, ANY_AMOUNT})
+                .thenApply(grant -> null);
     }
 
     /** The lease script, for tests and tooling. */
@@ -84,10 +76,11 @@ public final class RedisTokenLeaseSource implements TokenLeaseSource {
         return LEASE;
     }
 
-    private static LeaseGrant toGrant(List<Object> reply) {
-        if (reply == null || reply.size() != 3) {
-            throw new IllegalStateException("unexpected reply from the token-lease script: " + reply);
+    private static LeaseGrant toGrant(long[] reply) {
+        if (reply == null || reply.length != 3) {
+            throw new IllegalStateException("unexpected reply from the token-lease script: "
+                    + (reply == null ? "none" : reply.length + " integers"));
         }
-        return new LeaseGrant((Long) reply.get(0), (Long) reply.get(1), (Long) reply.get(2));
+        return new LeaseGrant(reply[0], reply[1], reply[2]);
     }
 }

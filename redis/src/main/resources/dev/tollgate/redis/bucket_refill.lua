@@ -30,15 +30,20 @@ local function stored_bucket(key)
   return math.floor(tokens), ts, true -- older scripts stored fractions; ours store integers
 end
 
--- Reads the bucket at `key` and refills it to Redis's clock. Returns:
+-- Redis's clock, in ms. A script reads it once: every bucket it touches is refilled to the same
+-- instant, the moment the script runs.
+local function redis_now()
+  local time = redis.call('TIME')
+  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+
+-- Reads the bucket at `key` and refills it to `now` (redis_now()). Returns:
 --   tokens       micro-tokens in the bucket now (never above capacity)
 --   ts           the timestamp to store with them (never moved backwards)
 --   lag          ms until Redis's clock reaches ts (> 0 only after the clock stepped back)
 --   fill_millis  ms an empty bucket takes to fill
 --   valid        false when the bucket was missing or corrupt (then it counts as full)
-local function refilled_bucket(key, capacity, rate)
-  local time = redis.call('TIME')
-  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local function refilled_bucket(key, capacity, rate, now)
   local fill_millis = math.ceil(capacity / rate)
 
   local tokens, ts, valid = stored_bucket(key)

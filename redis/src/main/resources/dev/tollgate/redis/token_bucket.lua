@@ -1,41 +1,54 @@
--- Token bucket: refill on Redis's clock at millisecond precision (refilled_bucket, from
--- bucket_refill.lua), then take `cost` tokens.
+-- Token buckets: for each key, refill on Redis's clock at millisecond precision (refilled_bucket, from
+-- bucket_refill.lua), then take that request's cost. One call decides the requests of many buckets
+-- (the gateway sends together the requests that arrive together); each bucket is decided exactly as
+-- if it were alone, in key order, and a key named twice is decided twice, the second time on what
+-- the first left. The whole call is atomic, like any script.
 --
--- KEYS[1]  the bucket
--- ARGV[1]  capacity, micro-tokens (integer, 1 .. 2^53)
--- ARGV[2]  refill rate, micro-tokens per ms (integer, 1 .. 2^53)
--- ARGV[3]  cost of this request, micro-tokens (integer, 1 .. 2^53)
+-- KEYS[i]            bucket i (i = 1 .. #KEYS)
+-- ARGV[3i-2]         its capacity, micro-tokens (integer, 1 .. 2^53)
+-- ARGV[3i-1]         its refill rate, micro-tokens per ms (integer, 1 .. 2^53)
+-- ARGV[3i]           the cost of its request, micro-tokens (integer, 1 .. 2^53)
 --
--- Returns {allowed (1|0), whole tokens left, ms until `cost` tokens are there (-1: never, the cost
--- exceeds the capacity), ms until the bucket is full}.
+-- Returns 4 integers per bucket, in key order: allowed (1|0), whole tokens left, ms until `cost`
+-- tokens are there (-1: never, the cost exceeds the capacity), ms until the bucket is full.
 
-local key = KEYS[1]
-local capacity = tonumber(ARGV[1])
-local rate = tonumber(ARGV[2])
-local cost = tonumber(ARGV[3])
 local MICROS_PER_TOKEN = 1000000
+local now = redis_now()
+local reply = {}
 
-local tokens, ts, lag, fill_millis = refilled_bucket(key, capacity, rate)
+for i = 1, #KEYS do
+  local key = KEYS[i]
+  local capacity = tonumber(ARGV[3 * i - 2])
+  local rate = tonumber(ARGV[3 * i - 1])
+  local cost = tonumber(ARGV[3 * i])
 
-local allowed = 0
-if cost <= tokens then
-  tokens = tokens - cost
-  allowed = 1
-  -- Only an admission changes the bucket. A rejection writes nothing: refill is linear, so the
-  -- stored (tokens, ts) still yields the same result later, and hot rejected keys cost no writes.
-  redis.call('HSET', key, 'tokens', tokens, 'ts', ts)
-  -- Twice the time to fill from empty: by expiry the bucket is full, the same as a missing one.
-  redis.call('PEXPIRE', key, 2 * fill_millis + lag)
+  local tokens, ts, lag, fill_millis = refilled_bucket(key, capacity, rate, now)
+
+  local allowed = 0
+  if cost <= tokens then
+    tokens = tokens - cost
+    allowed = 1
+    -- Only an admission changes the bucket. A rejection writes nothing: refill is linear, so the
+    -- stored (tokens, ts) still yields the same result later, and hot rejected keys cost no writes.
+    redis.call('HSET', key, 'tokens', tokens, 'ts', ts)
+    -- Twice the time to fill from empty: by expiry the bucket is full, the same as a missing one.
+    redis.call('PEXPIRE', key, 2 * fill_millis + lag)
+  end
+
+  local retry
+  if cost > capacity then
+    retry = -1
+  elseif tokens >= cost then
+    retry = 0
+  else
+    retry = lag + math.ceil((cost - tokens) / rate)
+  end
+
+  local base = 4 * (i - 1)
+  reply[base + 1] = allowed
+  reply[base + 2] = math.floor(tokens / MICROS_PER_TOKEN)
+  reply[base + 3] = retry
+  reply[base + 4] = lag + math.ceil((capacity - tokens) / rate)
 end
 
-local retry
-if cost > capacity then
-  retry = -1
-elseif tokens >= cost then
-  retry = 0
-else
-  retry = lag + math.ceil((cost - tokens) / rate)
-end
-local until_full = lag + math.ceil((capacity - tokens) / rate)
-
-return {allowed, math.floor(tokens / MICROS_PER_TOKEN), retry, until_full}
+return reply

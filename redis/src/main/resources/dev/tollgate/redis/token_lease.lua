@@ -17,7 +17,7 @@ local rate = tonumber(ARGV[2])
 local wanted = tonumber(ARGV[3])
 local cost = tonumber(ARGV[4])
 
-local tokens, ts, lag, fill_millis = refilled_bucket(key, capacity, rate)
+local tokens, ts, lag, fill_millis = refilled_bucket(key, capacity, rate, redis_now())
 
 local granted = math.min(wanted, tokens)
 granted = granted - granted % cost

@@ -54,7 +54,7 @@ class ClusterFailoverTest {
             RedisClusterClient client = RedisClusterClient.create(cluster.uris().stream().map(RedisURI::create).toList());
             client.setOptions(RecommendedClusterClientOptions.defaults().toClientOptions());
             clients.add(client);
-            instances.add(new RedisBucketStore(client.connect().async()));
+            instances.add(RedisBucketStore.on(client.connect()));
         }
         List<BucketKey> keys = new ArrayList<>();
         for (int i = 0; i < 30; i++) {

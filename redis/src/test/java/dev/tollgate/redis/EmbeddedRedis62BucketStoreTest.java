@@ -19,7 +19,7 @@ class EmbeddedRedis62BucketStoreTest extends BucketStoreContract {
     @BeforeAll
     static void startRedis() {
         redis = LiveRedis.start(RedisBinary.embedded());
-        store = new RedisBucketStore(redis.connection.async());
+        store = RedisBucketStore.on(redis.connection);
     }
 
     @AfterAll

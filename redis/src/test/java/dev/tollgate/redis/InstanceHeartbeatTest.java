@@ -36,7 +36,7 @@ class InstanceHeartbeatTest {
 
     @Test
     void countsInstancesThatBeatWithinTheirTimeToLive() {
-        InstanceHeartbeat heartbeat = new InstanceHeartbeat(connection::async, "count-test");
+        InstanceHeartbeat heartbeat = new InstanceHeartbeat(RedisLink.of(connection), "count-test");
         assertThat(beat(heartbeat, "a")).isEqualTo(1);
         assertThat(beat(heartbeat, "b")).isEqualTo(2);
         assertThat(beat(heartbeat, "a")).isEqualTo(2);
@@ -51,7 +51,7 @@ class InstanceHeartbeatTest {
 
     @Test
     void aLeavingInstanceIsNoLongerCounted() {
-        InstanceHeartbeat heartbeat = new InstanceHeartbeat(connection::async, "leave-test");
+        InstanceHeartbeat heartbeat = new InstanceHeartbeat(RedisLink.of(connection), "leave-test");
         beat(heartbeat, "a");
         beat(heartbeat, "b");
         heartbeat.leave("b").toCompletableFuture().join();
@@ -60,7 +60,22 @@ class InstanceHeartbeatTest {
 
     @Test
     void failsFastWithoutAConnection() {
-        InstanceHeartbeat heartbeat = new InstanceHeartbeat(() -> null, "none");
+        InstanceHeartbeat heartbeat = new InstanceHeartbeat(new RedisLink() {
+            @Override
+            public io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<String, String> commandsOrNull() {
+                return null;
+            }
+
+            @Override
+            public io.netty.util.concurrent.EventExecutor ioLoopOrNull() {
+                return null;
+            }
+
+            @Override
+            public boolean isCluster() {
+                return false;
+            }
+        }, "none");
         assertThat(heartbeat.beat("a", Duration.ofSeconds(1)).toCompletableFuture())
                 .isCompletedExceptionally();
     }

@@ -20,7 +20,7 @@ class LeasingRedisBucketStoreTest extends BucketStoreContract {
 
     private final ManualClock clock = new ManualClock();
     private final LeasingBucketStore store = new LeasingBucketStore(
-            new RedisBucketStore(redis.connection.async()), new RedisTokenLeaseSource(redis.connection.async()),
+            RedisBucketStore.on(redis.connection), RedisTokenLeaseSource.on(redis.connection),
             new LeasePolicy(0, 100, 1000, 1.0, 60_000), clock);
 
     @BeforeAll

@@ -72,7 +72,7 @@ class MultiInstanceAccuracyTest {
         BucketKey key = new BucketKey("accuracy-per-request", "orders");
         List<BucketStore> instances = new ArrayList<>();
         for (int i = 0; i < INSTANCES; i++) {
-            instances.add(new RedisBucketStore(newClient().connect().async()));
+            instances.add(RedisBucketStore.on(newClient().connect()));
         }
         warmUp(instances, limits);
         server.command("CONFIG", "RESETSTAT");
@@ -97,8 +97,8 @@ class MultiInstanceAccuracyTest {
         LeasePolicy policy = new LeasePolicy(50, 100, 100, 0.25, 1000);
         List<LeasingBucketStore> instances = new ArrayList<>();
         for (int i = 0; i < INSTANCES; i++) {
-            var redis = newClient().connect().async();
-            instances.add(new LeasingBucketStore(new RedisBucketStore(redis), new RedisTokenLeaseSource(redis),
+            var redis = newClient().connect();
+            instances.add(new LeasingBucketStore(RedisBucketStore.on(redis), RedisTokenLeaseSource.on(redis),
                     policy, MonotonicClock.system()));
         }
         warmUp(instances, limits);

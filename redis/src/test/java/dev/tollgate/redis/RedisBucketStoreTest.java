@@ -15,7 +15,7 @@ class RedisBucketStoreTest extends BucketStoreContract {
     @BeforeAll
     static void startRedis() {
         redis = LiveRedis.start();
-        store = new RedisBucketStore(redis.connection.async());
+        store = RedisBucketStore.on(redis.connection);
     }
 
     @AfterAll

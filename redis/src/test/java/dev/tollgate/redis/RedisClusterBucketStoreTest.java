@@ -3,6 +3,7 @@ package dev.tollgate.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tollgate.core.BucketKey;
+import dev.tollgate.core.BucketRequest;
 import dev.tollgate.core.BucketLimits;
 import dev.tollgate.core.BucketStore;
 import dev.tollgate.core.BucketStoreContract;
@@ -41,7 +42,7 @@ class RedisClusterBucketStoreTest extends BucketStoreContract {
         client.setOptions(RecommendedClusterClientOptions.defaults()
                 .withPeriodicRefresh(Duration.ofSeconds(1)).toClientOptions());
         connection = client.connect();
-        store = new RedisBucketStore(connection.async());
+        store = RedisBucketStore.on(connection);
     }
 
     @AfterAll
@@ -101,11 +102,12 @@ class RedisClusterBucketStoreTest extends BucketStoreContract {
     @Test
     void theShardsOfOneRuleSpreadOverEveryMaster() {
         int shards = 12;
-        ShardedBucketStore sharded = new ShardedBucketStore(store, key -> shards, false);
+        ShardedBucketStore sharded = new ShardedBucketStore(store, false);
         BucketKey key = new BucketKey("hot-tenant-" + System.nanoTime(), "orders");
         BucketLimits limits = RateLimitRule.of(1200, 0.012).limits();
         for (int i = 0; i < 600; i++) {
-            assertThat(sharded.tryAcquire(key, limits).toCompletableFuture().join().allowed()).isTrue();
+            assertThat(sharded.tryAcquire(new BucketRequest(key, limits, shards)).toCompletableFuture().join().allowed())
+                    .isTrue();
         }
         Set<RedisServer> holders = new HashSet<>();
         for (int i = 0; i < shards; i++) {

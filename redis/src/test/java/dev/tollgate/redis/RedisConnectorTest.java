@@ -26,7 +26,7 @@ class RedisConnectorTest {
                 () -> client.connectAsync(StringCodec.UTF8, RedisURI.create("127.0.0.1", port)),
                 Duration.ofMillis(100), commands -> connectedCallbacks.incrementAndGet())) {
             connector.start();
-            RedisBucketStore store = new RedisBucketStore(connector::commandsOrNull);
+            RedisBucketStore store = new RedisBucketStore(new ScriptCalls(connector, Duration.ofSeconds(5)));
             assertThat(connector.isConnected()).isFalse();
             assertThat(connector.commandsOrNull()).isNull();
             assertThat(store.tryAcquire(new BucketKey("t", "r"), RateLimitRule.of(1, 1).limits())

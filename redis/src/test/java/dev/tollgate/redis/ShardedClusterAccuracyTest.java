@@ -3,6 +3,8 @@ package dev.tollgate.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tollgate.core.BucketKey;
+import dev.tollgate.core.BucketRequest;
+import dev.tollgate.core.BucketStore;
 import dev.tollgate.core.BucketLimits;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.ShardedBucketStore;
@@ -47,12 +49,13 @@ class ShardedClusterAccuracyTest {
 
     @Test
     void shardedInstancesAdmitTheRuleWithinFivePercent() {
-        List<ShardedBucketStore> instances = new ArrayList<>();
+        List<BucketStore> instances = new ArrayList<>();
         for (int i = 0; i < INSTANCES; i++) {
             RedisClusterClient client = RedisClusterClient.create(cluster.uris().stream().map(RedisURI::create).toList());
             client.setOptions(RecommendedClusterClientOptions.defaults().toClientOptions());
             clients.add(client);
-            instances.add(new ShardedBucketStore(new RedisBucketStore(client.connect().async()), key -> SHARDS, true));
+            ShardedBucketStore sharded = new ShardedBucketStore(RedisBucketStore.on(client.connect()), true);
+            instances.add((k, l) -> sharded.tryAcquire(new BucketRequest(k, l, SHARDS)));
         }
         BucketKey key = new BucketKey("sharded-accuracy", "orders");
         Set<RedisServer> owners = new HashSet<>();

@@ -40,7 +40,7 @@ class TokenBucketScriptTest {
         client = RedisClient.create(server.uri());
         connection = client.connect();
         redis = connection.sync();
-        store = new RedisBucketStore(connection.async());
+        store = RedisBucketStore.on(connection);
     }
 
     @AfterAll
@@ -79,7 +79,7 @@ class TokenBucketScriptTest {
         for (int i = 0; i < connections; i++) {
             StatefulRedisConnection<String, String> c = client.connect();
             pool.add(c);
-            stores.add(new RedisBucketStore(c.async()));
+            stores.add(RedisBucketStore.on(c));
         }
         ExecutorService executor = Executors.newFixedThreadPool(threads);
         CountDownLatch go = new CountDownLatch(1);
@@ -148,7 +148,7 @@ class TokenBucketScriptTest {
         try (RedisServer own = RedisServer.start()) {
             RedisClient ownClient = RedisClient.create(own.uri());
             try (StatefulRedisConnection<String, String> c = ownClient.connect()) {
-                RedisBucketStore s = new RedisBucketStore(c.async());
+                RedisBucketStore s = RedisBucketStore.on(c);
                 BucketKey key = freshKey();
                 BucketLimits limits = RateLimitRule.of(2, 0.001).limits();
                 s.tryAcquire(key, limits).toCompletableFuture().join();

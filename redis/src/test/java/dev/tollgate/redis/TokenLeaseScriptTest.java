@@ -34,8 +34,8 @@ class TokenLeaseScriptTest extends TokenLeaseSourceContract {
     static void startRedis() {
         live = LiveRedis.start();
         redis = live.connection.sync();
-        leases = new RedisTokenLeaseSource(live.connection.async());
-        buckets = new RedisBucketStore(live.connection.async());
+        leases = RedisTokenLeaseSource.on(live.connection);
+        buckets = RedisBucketStore.on(live.connection);
     }
 
     @AfterAll

@@ -82,8 +82,8 @@ public class LeaseHitBenchmark {
         server = RedisServer.start();
         client = RedisClient.create(server.uri());
         connection = client.connect(StringCodec.UTF8);
-        RedisBucketStore perRequest = new RedisBucketStore(connection.async());
-        RedisTokenLeaseSource leases = new RedisTokenLeaseSource(connection.async());
+        RedisBucketStore perRequest = RedisBucketStore.on(connection);
+        RedisTokenLeaseSource leases = RedisTokenLeaseSource.on(connection);
         leasing = new LeasingBucketStore(perRequest, leases, BIG_BATCHES, MonotonicClock.system());
         notLeasing = new LeasingBucketStore(perRequest, leases, NEVER_LEASE, MonotonicClock.system());
     }

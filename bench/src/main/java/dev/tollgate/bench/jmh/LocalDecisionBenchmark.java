@@ -68,6 +68,6 @@ public class LocalDecisionBenchmark {
 
     @Benchmark
     public Decision fallbackLimiterManyKeys() {
-        return fallback.tryAcquire(tenants[next++ & (KEYS - 1)], "create-order", rule);
+        return fallback.tryAcquire(keys[next++ & (KEYS - 1)], limits);
     }
 }

@@ -47,7 +47,7 @@ public class RedisRoundTripBenchmark {
         server = RedisServer.start();
         client = RedisClient.create(server.uri());
         connection = client.connect(StringCodec.UTF8);
-        store = new RedisBucketStore(connection.async());
+        store = RedisBucketStore.on(connection);
         limits = RateLimitRule.of(1_000_000_000L, 1_000_000_000d).limits();
         keys = new BucketKey[KEYS];
         for (int i = 0; i < KEYS; i++) {

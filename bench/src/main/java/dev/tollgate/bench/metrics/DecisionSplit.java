@@ -24,6 +24,21 @@ public record DecisionSplit(long byRedis, long byLease, long byFallback, long re
         return byRedis + byLease + byFallback;
     }
 
+    /** Share of the decisions made by the local fallback (0 when there were none). */
+    public double fallbackShare() {
+        return decisions() == 0 ? 0 : (double) byFallback / decisions();
+    }
+
+    /** "Redis 97.1 %, lease 2.9 %, fallback 0.0 %" (or "—" without decisions). */
+    public String shares() {
+        if (decisions() == 0) {
+            return "—";
+        }
+        double all = decisions();
+        return String.format(java.util.Locale.ROOT, "Redis %.1f %%, lease %.1f %%, fallback %.2f %%",
+                100 * byRedis / all, 100 * byLease / all, 100 * byFallback / all);
+    }
+
     /** Whether the local fallback decided any request of the run. */
     public boolean fallbackDecided() {
         return byFallback > 0;
@@ -35,7 +50,7 @@ public record DecisionSplit(long byRedis, long byLease, long byFallback, long re
                 leaseReturns - before.leaseReturns);
     }
 
-    DecisionSplit plus(DecisionSplit other) {
+    public DecisionSplit plus(DecisionSplit other) {
         return new DecisionSplit(byRedis + other.byRedis, byLease + other.byLease, byFallback + other.byFallback,
                 redisFailures + other.redisFailures, leaseCalls + other.leaseCalls,
                 leaseReturns + other.leaseReturns);

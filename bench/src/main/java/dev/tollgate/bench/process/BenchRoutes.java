@@ -22,8 +22,15 @@ public final class BenchRoutes {
     public static final long ACCURACY_CAPACITY = 100;
     public static final long ACCURACY_RATE = 100;
 
-    /** Tollgate's Redis cut-off in the benchmark (product default: 5 ms), see GatewayProperties. */
-    public static final String TOLLGATE_REDIS_TIMEOUT = "100ms";
+    /**
+     * The parallel-burst check: one tenant's bucket of 50 refilled at 1 token/s, hit by 1,000
+     * requests from 100 concurrent clients.
+     */
+    public static final String BURST_ROUTE = "burst";
+    public static final String BURST_PATH = "/burst/item";
+    public static final String BURST_TENANT = "burst-tenant";
+    public static final long BURST_CAPACITY = 50;
+    public static final long BURST_RATE = 1;
 
     private BenchRoutes() {
     }

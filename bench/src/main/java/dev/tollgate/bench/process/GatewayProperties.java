@@ -5,6 +5,10 @@ import static dev.tollgate.bench.process.BenchRoutes.ACCURACY_RATE;
 import static dev.tollgate.bench.process.BenchRoutes.ACCURACY_ROUTE;
 import static dev.tollgate.bench.process.BenchRoutes.ACCURACY_TENANT;
 import static dev.tollgate.bench.process.BenchRoutes.BENCH_ROUTE;
+import static dev.tollgate.bench.process.BenchRoutes.BURST_CAPACITY;
+import static dev.tollgate.bench.process.BenchRoutes.BURST_RATE;
+import static dev.tollgate.bench.process.BenchRoutes.BURST_ROUTE;
+import static dev.tollgate.bench.process.BenchRoutes.BURST_TENANT;
 import static dev.tollgate.bench.process.BenchRoutes.UNREACHED_CAPACITY;
 import static dev.tollgate.bench.process.BenchRoutes.UNREACHED_RATE;
 
@@ -38,19 +42,21 @@ final class GatewayProperties {
         p.put("management.server.port", Integer.toString(port));
         route(p, 0, BENCH_ROUTE, upstreamUrl);
         route(p, 1, ACCURACY_ROUTE, upstreamUrl);
+        route(p, 2, BURST_ROUTE, upstreamUrl);
         switch (variant) {
             case NO_LIMITER -> p.put("tollgate.enabled", "false");
             case TOLLGATE -> {
-                // The benchmark measures the Redis path. With the default 5 ms cut-off, a machine this
-                // starved (generator, upstream, Redis and gateways on 2 cores) times decisions out and
-                // opens the breaker, and whole runs are decided by the local fallback, no Redis call.
-                p.put("tollgate.redis.timeout", BenchRoutes.TOLLGATE_REDIS_TIMEOUT);
+                // Tollgate's own settings are its production defaults; only rules are given.
                 p.put("tollgate.default-rule.capacity", Long.toString(UNREACHED_CAPACITY));
                 p.put("tollgate.default-rule.refill-per-second", Long.toString(UNREACHED_RATE));
                 p.put("tollgate.rules[0].tenant", ACCURACY_TENANT);
                 p.put("tollgate.rules[0].route", ACCURACY_ROUTE);
                 p.put("tollgate.rules[0].capacity", Long.toString(ACCURACY_CAPACITY));
                 p.put("tollgate.rules[0].refill-per-second", Long.toString(ACCURACY_RATE));
+                p.put("tollgate.rules[1].tenant", BURST_TENANT);
+                p.put("tollgate.rules[1].route", BURST_ROUTE);
+                p.put("tollgate.rules[1].capacity", Long.toString(BURST_CAPACITY));
+                p.put("tollgate.rules[1].refill-per-second", Long.toString(BURST_RATE));
             }
             case BUILT_IN -> {
                 p.put("tollgate.enabled", "false");
@@ -59,6 +65,7 @@ final class GatewayProperties {
                 p.put("spring.autoconfigure.exclude", "");
                 builtInLimiter(p, 0, UNREACHED_RATE, UNREACHED_CAPACITY);
                 builtInLimiter(p, 1, ACCURACY_RATE, ACCURACY_CAPACITY);
+                builtInLimiter(p, 2, BURST_RATE, BURST_CAPACITY);
             }
         }
         return p;

@@ -26,6 +26,12 @@ public final class RedisStats implements AutoCloseable {
         return CommandCounts.parse(redis.info("commandstats"));
     }
 
+    /** CPU time Redis has used since it started (user + system, all its threads), in milliseconds. */
+    public double cpuMillis() {
+        String cpu = redis.info("cpu");
+        return 1000 * (Double.parseDouble(infoField(cpu, "used_cpu_user")) + Double.parseDouble(infoField(cpu, "used_cpu_sys")));
+    }
+
     public long usedMemoryBytes() {
         return Long.parseLong(infoField(redis.info("memory"), "used_memory"));
     }

@@ -7,6 +7,7 @@ import com.github.mustachejava.DefaultMustacheFactory;
 import com.github.mustachejava.Mustache;
 import dev.tollgate.bench.SuitePlan;
 import dev.tollgate.bench.SuiteResults;
+import dev.tollgate.bench.scenario.Saturation;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -23,6 +24,10 @@ import java.util.List;
 public final class BenchmarkReport {
 
     public static final double TARGET_ADDED_P99_MS = 1.0;
+    /** Issue 13: with a healthy Redis at saturation, the local fallback makes at most 1 % of decisions. */
+    public static final double TARGET_FALLBACK_SHARE = 0.01;
+    /** Issue 13: at saturation with many cold tenants, at least 0.9 times the no-limiter throughput. */
+    public static final double TARGET_THROUGHPUT_RATIO = 0.9;
     /** Issue 6's target for a hot key with leases: at most one Redis call per 20 admitted requests. */
     public static final double TARGET_HOT_KEY_CALLS_PER_ADMITTED = 1.0 / 20;
     static final String CHART_DIR = "benchmarks";
@@ -64,7 +69,7 @@ public final class BenchmarkReport {
 
     private static void charts(Figures f, Path dir) {
         SuitePlan plan = f.plan();
-        List<Double> rates = plan.rates();
+        List<Double> rates = f.rates();
         List<String> groups = rates.stream().map(r -> Fmt.rate(r) + " req/s").toList();
 
         BarChart p99 = new BarChart("p99 latency at fixed request rates (median of " + f.rounds() + " runs)",
@@ -85,9 +90,10 @@ public final class BenchmarkReport {
         added.writePng(dir.resolve("added-latency.png"));
 
         List<String> targets = f.results().targets();
-        new BarChart("Maximum throughput (closed loop, " + plan.throughputConcurrency() + " requests in flight, median of "
-                + plan.throughputRepetitions() + ")", "requests per second", targets)
-                .series("completed requests/s", targets.stream().mapToDouble(f::medianThroughput).toArray())
+        new BarChart("Throughput at saturation (closed loop, " + plan.saturationConcurrency()
+                + " requests in flight, median of " + plan.saturationRepetitions() + ")", "requests per second", targets)
+                .series("1,000 cold tenants", targets.stream().mapToDouble(t -> f.medianThroughput(t, Saturation.COLD)).toArray())
+                .series("one hot tenant", targets.stream().mapToDouble(t -> f.medianThroughput(t, Saturation.HOT)).toArray())
                 .valuePattern("#,##0")
                 .writePng(dir.resolve("throughput.png"));
     }

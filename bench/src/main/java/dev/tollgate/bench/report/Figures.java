@@ -9,6 +9,8 @@ import dev.tollgate.bench.scenario.ClusterAccuracy;
 import dev.tollgate.bench.scenario.LatencyRun;
 import dev.tollgate.bench.scenario.Median;
 import dev.tollgate.bench.scenario.RedisMemoryPerBucket;
+import dev.tollgate.bench.scenario.Saturation;
+import dev.tollgate.bench.metrics.DecisionSplit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -54,9 +56,41 @@ record Figures(SuiteResults results) {
         return Median.of(addedPerRound(target, rate, percentile));
     }
 
+    /** The latency runs' rates, and the one the latency target is judged at. */
+    List<Double> rates() {
+        return results.rates();
+    }
+
+    double headlineRate() {
+        return results.headlineRate();
+    }
+
+    /** Median completed requests per second at saturation with many cold tenants. */
     double medianThroughput(String target) {
-        return Median.of(results.throughput().stream().filter(r -> r.target().equals(target))
-                .map(r -> r.result().achievedRate()).toList());
+        return medianThroughput(target, Saturation.COLD);
+    }
+
+    double medianThroughput(String target, String mix) {
+        return medianOfSaturation(target, mix, r -> r.result().achievedRate());
+    }
+
+    List<Saturation.Run> saturationRuns(String target, String mix) {
+        return results.saturation().stream().filter(r -> r.target().equals(target) && r.mix().equals(mix)).toList();
+    }
+
+    double medianOfSaturation(String target, String mix, ToDoubleFunction<Saturation.Run> f) {
+        return Median.of(saturationRuns(target, mix).stream().map(r -> f.applyAsDouble(r)).toList());
+    }
+
+    /** Tollgate's decisions at saturation, summed over every run of every mix. */
+    DecisionSplit tollgateSaturationDecisions() {
+        DecisionSplit sum = DecisionSplit.NONE;
+        for (Saturation.Run r : results.saturation()) {
+            if (r.target().equals(Targets.TOLLGATE)) {
+                sum = sum.plus(r.decisions());
+            }
+        }
+        return sum;
     }
 
     double medianOverRuns(String target, ToDoubleFunction<LatencyRun> f) {

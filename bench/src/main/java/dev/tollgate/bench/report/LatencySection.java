@@ -34,7 +34,7 @@ record LatencySection(String chartDir, List<Row> rows, List<Added> added, String
         List<String> targets = f.results().targets();
         List<Row> rows = new ArrayList<>();
         List<Added> added = new ArrayList<>();
-        for (double rate : f.plan().rates()) {
+        for (double rate : f.rates()) {
             for (String target : targets) {
                 List<LatencyRun> runs = f.runs(target, rate);
                 long failed = runs.stream().mapToLong(r -> r.result().limited() + r.result().otherStatus()
@@ -49,7 +49,7 @@ record LatencySection(String chartDir, List<Row> rows, List<Added> added, String
                         Fmt.ms(f.medianAdded(limiter, rate, 99)), Fmt.ms(f.medianAdded(limiter, rate, 99.9))));
             }
         }
-        double headline = f.plan().headlineRate();
+        double headline = f.headlineRate();
         List<Round> rounds = new ArrayList<>();
         for (int round = 1; round <= f.rounds(); round++) {
             List<String> cells = new ArrayList<>();

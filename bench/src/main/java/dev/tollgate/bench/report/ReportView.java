@@ -8,15 +8,16 @@ import dev.tollgate.bench.SuiteResults;
  * with its {@code of(Figures)}, a new partial, and one line in each of this record and the template.
  */
 record ReportView(String date, long minutes, int seconds, SummarySection summary, MachineSection machine,
-                  MethodSection method, LatencySection latency, ThroughputSection throughput,
-                  RedisCommandsSection redisCommands, AccuracySection accuracy, HotKeySection hotKey,
-                  MemorySection memory, MicroSection micro, RunsSection runs) {
+                  MethodSection method, SaturationSection saturation, LatencySection latency, BurstSection burst,
+                  RedisCommandsSection redisCommands, CostCurveSection costCurve, AccuracySection accuracy,
+                  HotKeySection hotKey, MemorySection memory, MicroSection micro, RunsSection runs) {
 
     static ReportView of(SuiteResults results) {
         Figures f = new Figures(results);
         return new ReportView(results.machine().date(), results.elapsed().toMinutes(),
                 results.elapsed().toSecondsPart(), SummarySection.of(f), MachineSection.of(f), MethodSection.of(f),
-                LatencySection.of(f), ThroughputSection.of(f), RedisCommandsSection.of(f), AccuracySection.of(f),
-                HotKeySection.of(f), MemorySection.of(f), MicroSection.of(f), RunsSection.of(f));
+                SaturationSection.of(f), LatencySection.of(f), BurstSection.of(f), RedisCommandsSection.of(f),
+                CostCurveSection.of(f), AccuracySection.of(f), HotKeySection.of(f), MemorySection.of(f),
+                MicroSection.of(f), RunsSection.of(f));
     }
 }

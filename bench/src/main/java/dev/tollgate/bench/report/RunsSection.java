@@ -9,7 +9,8 @@ record RunsSection(List<String> lines) {
     static RunsSection of(Figures f) {
         return new RunsSection(Stream.concat(
                 f.results().latency().stream().map(r -> "latency    round " + r.repetition() + "  " + r.result().summary()),
-                f.results().throughput().stream().map(r -> "throughput round " + r.repetition() + "  " + r.result().summary()))
+                f.results().saturation().stream().map(r -> "saturation " + r.mix() + " round " + r.repetition() + "  "
+                        + r.result().summary()))
                 .toList());
     }
 }

@@ -54,7 +54,7 @@ public final class RedisMemoryPerBucket {
 
     public Result tollgate(int tenants, List<String> routes) {
         return withConnection(redis -> {
-            RedisBucketStore store = new RedisBucketStore(redis);
+            RedisBucketStore store = RedisBucketStore.on(redis.getStatefulConnection());
             BucketLimits limits = RateLimitRule.of(CAPACITY, RATE).limits();
             return fill("Tollgate", tenants, routes,
                     (tenant, route) -> store.tryAcquire(new BucketKey(tenant, route), limits),

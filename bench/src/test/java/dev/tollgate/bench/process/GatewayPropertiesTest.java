@@ -21,6 +21,9 @@ class GatewayPropertiesTest {
         assertThat(builtIn).containsEntry("tollgate.enabled", "false")
                 .containsEntry(FILTER + "name", "RequestRateLimiter")
                 .containsEntry(FILTER + "args[key-resolver]", "#{@apiKeyResolver}");
+        // The product as shipped: no setting of Tollgate's own is changed, only rules are given.
+        assertThat(tollgate.keySet()).noneMatch(key -> key.startsWith("tollgate.redis.")
+                || key.startsWith("tollgate.fallback.") || key.startsWith("tollgate.hot-keys."));
         for (Map<String, String> p : java.util.List.of(none, tollgate, builtIn)) {
             assertThat(p).containsEntry("server.address", "127.0.0.1")
                     .containsEntry("spring.data.redis.host", "127.0.0.1")

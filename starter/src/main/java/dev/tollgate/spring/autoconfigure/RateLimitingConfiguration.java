@@ -1,36 +1,32 @@
 package dev.tollgate.spring.autoconfigure;
 
-import dev.tollgate.core.DaemonThreads;
 import dev.tollgate.core.BucketStore;
-import dev.tollgate.core.LeasePolicy;
 import dev.tollgate.core.LeasingBucketStore;
 import dev.tollgate.core.LocalFallbackLimiter;
-import dev.tollgate.core.ShardedBucketStore;
 import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.core.RuleBook;
+import dev.tollgate.core.ShardedBucketStore;
+import dev.tollgate.redis.InstanceHeartbeat;
+import dev.tollgate.redis.RedisBucketStore;
+import dev.tollgate.redis.RedisConnector;
+import dev.tollgate.redis.RedisTokenLeaseSource;
 import dev.tollgate.spring.filter.LimitEnforcer;
 import dev.tollgate.spring.filter.RateLimitFilter;
-import dev.tollgate.spring.filter.TollgateRateLimiter;
 import dev.tollgate.spring.filter.RateLimitHeaders;
 import dev.tollgate.spring.filter.RejectionLog;
+import dev.tollgate.spring.filter.TollgateRateLimiter;
 import dev.tollgate.spring.limiter.DecisionMetrics;
 import dev.tollgate.spring.limiter.FailoverRateLimiter;
 import dev.tollgate.spring.limiter.LiveInstances;
 import dev.tollgate.spring.limiter.RateLimiterHealthIndicator;
 import dev.tollgate.spring.tenant.TenantResolver;
-import dev.tollgate.redis.InstanceHeartbeat;
-import dev.tollgate.redis.RedisBucketStore;
-import dev.tollgate.redis.RedisConnector;
-import dev.tollgate.redis.RedisTokenLeaseSource;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
-import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
-import io.micrometer.core.instrument.FunctionCounter;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
@@ -85,12 +81,9 @@ class RateLimitingConfiguration {
     }
 
     /** Drops full local buckets now and then, so the fallback's memory follows active tenants only. */
-    @Bean(destroyMethod = "shutdownNow")
-    ScheduledExecutorService fallbackEviction(LocalFallbackLimiter limiter, FallbackProperties fallback) {
-        ScheduledExecutorService executor = DaemonThreads.scheduler("tollgate-fallback-eviction");
-        long period = fallback.evictionInterval().toMillis();
-        executor.scheduleWithFixedDelay(limiter::evictFullBuckets, period, period, TimeUnit.MILLISECONDS);
-        return executor;
+    @Bean(destroyMethod = "close")
+    BackgroundTask fallbackEviction(LocalFallbackLimiter limiter, FallbackProperties fallback) {
+        return BackgroundTask.every("tollgate-fallback-eviction", fallback.evictionInterval(), limiter::evictFullBuckets);
     }
 
     @Bean
@@ -100,49 +93,24 @@ class RateLimitingConfiguration {
     }
 
     /**
-     * Hot keys are leased (one Redis call per batch instead of per request) when enabled; cold keys
-     * keep one call per request.
+     * The chain a request's Redis decision goes down: its rule's shards (when split), then leases
+     * (hot keys, when on), then one call per request to Redis, batched with the requests that arrive
+     * with it.
      */
-    @Bean(destroyMethod = "close")
-    LeasingBucketStore leasingBucketStore(RedisBucketStore redis, RedisTokenLeaseSource leaseSource,
-                                          HotKeyProperties hotKeys, MeterRegistry meters) {
-        LeasePolicy policy = hotKeys.leases().policy();
-        LeasingBucketStore leasing = new LeasingBucketStore(redis,
-                leaseSource, policy, MonotonicClock.system());
-        FunctionCounter.builder("tollgate.leases.local.decisions", leasing, LeasingBucketStore::localDecisions)
-                .description("Decisions served from a token lease held by this instance, without a Redis call")
-                .register(meters);
-        FunctionCounter.builder("tollgate.leases.calls", leasing, LeasingBucketStore::leaseCalls)
-                .description("Redis calls that took a batch of tokens for a hot key").register(meters);
-        FunctionCounter.builder("tollgate.leases.returns", leasing, LeasingBucketStore::giveBackCalls)
-                .description("Redis calls that gave unspent leased tokens back").register(meters);
-        Gauge.builder("tollgate.leases.keys", leasing, LeasingBucketStore::trackedKeys)
-                .description("Keys whose request rate this instance tracks for leasing").register(meters);
-        return leasing;
-    }
-
-    /** Gives back leases of keys that went quiet, once per lease time-to-live. */
-    @Bean(destroyMethod = "shutdownNow")
-    ScheduledExecutorService leaseReturns(LeasingBucketStore leasing, HotKeyProperties hotKeys) {
-        ScheduledExecutorService executor = DaemonThreads.scheduler("tollgate-lease-returns");
-        long period = hotKeys.leases().ttl().toMillis();
-        executor.scheduleWithFixedDelay(leasing::returnExpiredLeases, period, period, TimeUnit.MILLISECONDS);
-        return executor;
+    @Bean
+    ShardedBucketStore redisDecisions(RedisBucketStore redis, ObjectProvider<LeasingBucketStore> leasing,
+                                      HotKeyProperties hotKeys) {
+        LeasingBucketStore leases = leasing.getIfAvailable();
+        BucketStore perKey = leases != null ? leases : redis;
+        return new ShardedBucketStore(perKey, hotKeys.shards().secondChance());
     }
 
     @Bean
     @ConditionalOnMissingBean
-    FailoverRateLimiter failoverRateLimiter(RedisBucketStore redis, RedisTokenLeaseSource leaseSource,
-                                            LeasingBucketStore leasing, RuleBook rules,
-                                            HotKeyProperties hotKeys, LocalFallbackLimiter fallback,
-                                            CircuitBreaker redisCircuitBreaker, RedisGuardProperties guard,
+    FailoverRateLimiter failoverRateLimiter(ShardedBucketStore redisDecisions, RedisTokenLeaseSource charges,
+                                            LocalFallbackLimiter fallback, CircuitBreaker redisCircuitBreaker,
                                             DecisionMetrics metrics) {
-        BucketStore perKey = hotKeys.leases().enabled() ? leasing : redis;
-        // A rule with shards > 1 is split over sub-buckets; shards are looked up per request.
-        BucketStore store = new ShardedBucketStore(perKey,
-                key -> rules.ruleFor(key.tenant(), key.route()).shards(), hotKeys.shards().secondChance());
-        return new FailoverRateLimiter(store, leaseSource, fallback,
-                redisCircuitBreaker, guard.timeout(), metrics);
+        return new FailoverRateLimiter(redisDecisions, charges, fallback, redisCircuitBreaker, metrics);
     }
 
     @Bean

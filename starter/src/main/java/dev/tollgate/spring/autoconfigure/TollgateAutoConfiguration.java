@@ -21,6 +21,6 @@ import org.springframework.context.annotation.Import;
         RedisGuardProperties.class, FallbackProperties.class, HotKeyProperties.class, AdminProperties.class,
         EdgeProperties.class})
 @Import({DatabaseDirectoryConfiguration.class, StaticDirectoryConfiguration.class, RedisStoreConfiguration.class,
-        RateLimitingConfiguration.class, EdgeConfiguration.class})
+        HotKeyLeaseConfiguration.class, RateLimitingConfiguration.class, EdgeConfiguration.class})
 public class TollgateAutoConfiguration {
 }

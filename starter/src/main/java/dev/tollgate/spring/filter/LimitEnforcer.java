@@ -1,6 +1,6 @@
 package dev.tollgate.spring.filter;
 
-import dev.tollgate.core.BucketKey;
+import dev.tollgate.core.BucketRequest;
 import dev.tollgate.core.Decision;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleBook;
@@ -45,7 +45,8 @@ public final class LimitEnforcer {
 
     public Mono<Verdict> enforce(String tenant, String route) {
         RateLimitRule rule = rules.ruleFor(tenant, route);
-        return limiter.decide(new BucketKey(tenant, route), rule).map(sourced -> account(tenant, route, rule, sourced));
+        return Mono.fromCompletionStage(limiter.decide(BucketRequest.of(tenant, route, rule))
+                .thenApply(sourced -> account(tenant, route, rule, sourced)));
     }
 
     private Verdict account(String tenant, String route, RateLimitRule rule, SourcedDecision sourced) {

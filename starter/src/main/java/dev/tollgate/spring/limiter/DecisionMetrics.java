@@ -1,5 +1,6 @@
 package dev.tollgate.spring.limiter;
 
+import dev.tollgate.redis.CallObserver;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -20,7 +21,10 @@ import java.util.concurrent.TimeoutException;
  *       {@code outcome}): listed tenants only</li>
  *   <li>{@code tollgate.redis.latency} (timer with a percentile histogram, 50 µs to 1 s): Redis
  *       decision round trips that succeeded</li>
- *   <li>{@code tollgate.redis.failures} (counter; tag {@code reason} = timeout|error)</li>
+ *   <li>{@code tollgate.redis.failures} (counter; tag {@code reason} = timeout|error): decisions
+ *       Redis did not make in time, made by the local fallback instead</li>
+ *   <li>{@code tollgate.fallback.charges} (counter; tag {@code outcome} = charged|failed): charges of
+ *       Redis buckets with what the local fallback admitted</li>
  * </ul>
  */
 public final class DecisionMetrics {
@@ -33,6 +37,8 @@ public final class DecisionMetrics {
     private final Timer redisLatency;
     private final Counter timeouts;
     private final Counter errors;
+    private final Counter chargesMade;
+    private final Counter chargesFailed;
     private final ConcurrentHashMap<String, Counter[]> byRoute = new ConcurrentHashMap<>();
 
     public DecisionMetrics(MeterRegistry registry) {
@@ -44,13 +50,15 @@ public final class DecisionMetrics {
         this.taggedTenants = Set.copyOf(taggedTenants);
         // A histogram, so that percentiles can be aggregated across instances (p99 in the dashboard).
         this.redisLatency = Timer.builder("tollgate.redis.latency")
-                .description("Round trip of successful Redis decisions")
+                .description("Redis calls, from writing to the reply (a call may carry many decisions)")
                 .publishPercentileHistogram()
                 .minimumExpectedValue(Duration.ofMillis(1).dividedBy(20))
                 .maximumExpectedValue(Duration.ofSeconds(1))
                 .register(registry);
         this.timeouts = failures("timeout");
         this.errors = failures("error");
+        this.chargesMade = charges("charged");
+        this.chargesFailed = charges("failed");
     }
 
     public void decision(String tenant, String route, DecisionOutcome outcome, DecisionSource source) {
@@ -66,8 +74,18 @@ public final class DecisionMetrics {
         }
     }
 
-    void redisLatency(long nanos) {
-        redisLatency.record(nanos, TimeUnit.NANOSECONDS);
+    /** Latency of every Redis call (one call may carry many requests' decisions). */
+    public CallObserver redisCalls() {
+        return new CallObserver() {
+            @Override
+            public void replied(long nanos) {
+                redisLatency.record(nanos, TimeUnit.NANOSECONDS);
+            }
+        };
+    }
+
+    void fallbackCharge(boolean charged) {
+        (charged ? chargesMade : chargesFailed).increment();
     }
 
     void redisFailure(Throwable error) {
@@ -105,6 +123,13 @@ public final class DecisionMetrics {
             }
         }
         return counters;
+    }
+
+    private Counter charges(String outcome) {
+        return Counter.builder("tollgate.fallback.charges")
+                .description("Charges of Redis buckets with what the local fallback admitted, once Redis answers again")
+                .tag("outcome", outcome)
+                .register(registry);
     }
 
     private Counter failures(String reason) {

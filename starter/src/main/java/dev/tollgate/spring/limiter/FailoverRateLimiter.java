@@ -1,20 +1,24 @@
 package dev.tollgate.spring.limiter;
 
-import dev.tollgate.core.BucketKey;
-import dev.tollgate.core.BucketStore;
+import dev.tollgate.core.BucketCharges;
+import dev.tollgate.core.BucketRequest;
+import dev.tollgate.core.Decision;
 import dev.tollgate.core.LocalFallbackLimiter;
-import dev.tollgate.core.RateLimitRule;
-import dev.tollgate.core.TokenLeaseSource;
+import dev.tollgate.core.ShardedBucketStore;
+import dev.tollgate.redis.CallRefusedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import reactor.core.publisher.Mono;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Decides with Redis when it answers in time, with this instance's share of the limit otherwise
- * (seed §7.3, "controlled fail-open"). Every request is answered, and none waits longer than the
- * timeout: each Redis call is cut off after {@code timeout}; failures and timeouts feed a circuit
- * breaker, and while it is open no Redis call is made at all, so no request pays the timeout.
+ * ("controlled fail-open", see {@code docs/operations.md}). Every request is answered: a Redis call
+ * that gets no reply within {@code tollgate.redis.timeout} of being written fails (the deadline
+ * lives with the call, see {@code dev.tollgate.redis.ScriptCalls}, so it judges Redis and not this
+ * gateway's own backlog). The circuit breaker judges Redis by its calls ({@link CircuitBreakerGate};
+ * a call may carry many requests); while it is open no Redis call is made at all, and requests are
+ * decided here at once, each counted by the breaker as a call not permitted.
  *
  * <p>Error bound while falling back: see {@link LocalFallbackLimiter}. Every request Redis (or a
  * lease) admits is also taken from this instance's local share, so a switch to the fallback carries
@@ -22,85 +26,91 @@ import reactor.core.publisher.Mono;
  * the instances no extra burst is admitted at the switch; otherwise at most the shares of the
  * instances that had been idle, below {@code (N − 1)/N} of the capacity per switch. And when Redis
  * answers again, the first decision for a key charges Redis's bucket with what this instance
- * admitted for it on its own (see {@link #chargeUnreported}), so that Redis does not come back with a
- * bucket refilled by the outage and admit that on top. Left over: admissions of sharded rules, and
- * those whose charge failed, or was not yet made when another instance's request reached Redis.
+ * admitted for it on its own ({@link BucketCharges}), so that Redis does not come back with a bucket
+ * refilled by the outage and admit that on top. Left over: admissions of sharded rules (which shard
+ * took the load is not known), and those whose charge failed (counted) or was not yet made when
+ * another instance's request reached Redis.
  */
 public final class FailoverRateLimiter {
 
-    private final BucketStore redis;
-    private final TokenLeaseSource charges;
+    private final ShardedBucketStore redis;
+    private final BucketCharges charges;
     private final LocalFallbackLimiter fallback;
     private final CircuitBreaker breaker;
-    private final Duration timeout;
     private final DecisionMetrics metrics;
 
     /**
      * @param redis   decides with Redis (leasing and sharding included)
-     * @param charges the same buckets, to charge them with what the fallback admitted
+     * @param charges the same buckets, charged with what the fallback admitted
      */
-    public FailoverRateLimiter(BucketStore redis, TokenLeaseSource charges, LocalFallbackLimiter fallback,
-                               CircuitBreaker breaker, Duration timeout, DecisionMetrics metrics) {
+    public FailoverRateLimiter(ShardedBucketStore redis, BucketCharges charges, LocalFallbackLimiter fallback,
+                               CircuitBreaker breaker, DecisionMetrics metrics) {
         this.redis = redis;
         this.charges = charges;
         this.fallback = fallback;
         this.breaker = breaker;
-        this.timeout = timeout;
         this.metrics = metrics;
     }
 
-    public Mono<SourcedDecision> decide(BucketKey key, RateLimitRule rule) {
-        if (!breaker.tryAcquirePermission()) {
-            return Mono.just(decideLocally(key, rule));
+    /** The decision and who made it; never completes exceptionally. */
+    public CompletionStage<SourcedDecision> decide(BucketRequest request) {
+        if (breaker.getState() != CircuitBreaker.State.CLOSED) {
+            // Open: decide here without going near Redis (asking also lets the breaker move on to
+            // half-open once its wait is over). Half-open: the probe calls' own permissions are taken
+            // by the gate, per call; this one is only a look.
+            if (!breaker.tryAcquirePermission()) {
+                return CompletableFuture.completedFuture(decideLocally(request));
+            }
+            breaker.releasePermission();
         }
-        return Mono.defer(() -> {
-            long start = System.nanoTime();
-            return Mono.fromCompletionStage(() -> redis.tryAcquire(key, rule.limits()))
-                    .timeout(timeout)
-                    .map(decision -> {
-                        if (decision.allowed()) {
-                            fallback.recordAdmitted(key, rule);
-                        }
-                        chargeUnreported(key, rule);
-                        if (decision.servedFromLease()) {
-                            // No Redis call was made: it tells the breaker and the latency timer nothing.
-                            breaker.releasePermission();
-                            return new SourcedDecision(decision, DecisionSource.LEASE);
-                        }
-                        long elapsed = System.nanoTime() - start;
-                        breaker.onSuccess(elapsed, TimeUnit.NANOSECONDS);
-                        metrics.redisLatency(elapsed);
-                        return new SourcedDecision(decision, DecisionSource.REDIS);
-                    })
-                    .onErrorResume(error -> {
-                        breaker.onError(System.nanoTime() - start, TimeUnit.NANOSECONDS, error);
-                        metrics.redisFailure(error);
-                        return Mono.just(decideLocally(key, rule));
-                    })
-                    // The client went away before Redis answered: give the permission back.
-                    .doOnCancel(breaker::releasePermission);
-        });
+        CompletionStage<Decision> pending;
+        try {
+            pending = redis.tryAcquire(request);
+        } catch (RuntimeException e) {
+            pending = CompletableFuture.failedFuture(e);
+        }
+        return pending.handle((decision, error) -> error == null
+                ? decided(request, decision)
+                : failed(request, error));
+    }
+
+    private SourcedDecision decided(BucketRequest request, Decision decision) {
+        if (decision.allowed()) {
+            fallback.recordAdmitted(request.key(), request.limits());
+        }
+        chargeUnreported(request);
+        return new SourcedDecision(decision, decision.servedFromLease() ? DecisionSource.LEASE : DecisionSource.REDIS);
+    }
+
+    private SourcedDecision failed(BucketRequest request, Throwable error) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        if (!(cause instanceof CallRefusedException)) {
+            metrics.redisFailure(cause); // a call the breaker refused is no failure of Redis's
+        }
+        return decideLocally(request);
     }
 
     /**
      * Redis answers again: charge its bucket with what this instance admitted for the key on its
-     * own meanwhile (one extra call, once per key and outage; its answer is not awaited, and if it
-     * fails those admissions stay uncharged). Sharded rules are left out: which shard took the load
-     * is not known.
+     * own meanwhile (one extra call, once per key and outage; not awaited; a failure is counted and
+     * those admissions stay uncharged). Sharded rules are left out: which shard took the load is not
+     * known.
      */
-    private void chargeUnreported(BucketKey key, RateLimitRule rule) {
-        long micros = fallback.takeUnreported(key);
-        if (micros > 0 && rule.shards() == 1) {
-            try {
-                charges.takeUpTo(key, rule.limits(), micros);
-            } catch (RuntimeException e) {
-                // Redis just went away again: those admissions stay uncharged (bounded above).
-            }
+    private void chargeUnreported(BucketRequest request) {
+        long micros = fallback.takeUnreported(request.key());
+        if (micros <= 0 || request.isSharded()) {
+            return;
         }
+        CompletionStage<Void> charge;
+        try {
+            charge = charges.charge(request.key(), request.limits(), micros);
+        } catch (RuntimeException e) {
+            charge = CompletableFuture.failedFuture(e);
+        }
+        charge.whenComplete((ignored, error) -> metrics.fallbackCharge(error == null));
     }
 
-    private SourcedDecision decideLocally(BucketKey key, RateLimitRule rule) {
-        return new SourcedDecision(fallback.tryAcquire(key.tenant(), key.route(), rule),
-                DecisionSource.LOCAL_FALLBACK);
+    private SourcedDecision decideLocally(BucketRequest request) {
+        return new SourcedDecision(fallback.tryAcquire(request.key(), request.limits()), DecisionSource.LOCAL_FALLBACK);
     }
 }

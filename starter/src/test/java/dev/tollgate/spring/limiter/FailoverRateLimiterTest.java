@@ -2,18 +2,23 @@ package dev.tollgate.spring.limiter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tollgate.core.BucketCharges;
 import dev.tollgate.core.BucketKey;
+import dev.tollgate.core.BucketRequest;
+import dev.tollgate.core.LocalBucketStore;
+import dev.tollgate.core.ShardedBucketStore;
 import dev.tollgate.core.LocalFallbackLimiter;
 import dev.tollgate.core.ManualClock;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.redis.RedisBucketStore;
 import dev.tollgate.redis.RedisTokenLeaseSource;
+import dev.tollgate.redis.RedisUnavailableException;
 import dev.tollgate.testkit.RedisServer;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,8 +47,8 @@ class FailoverRateLimiterTest {
         client = RedisClient.create(redis.uri());
         connection = client.connect();
         breaker = CircuitBreaker.ofDefaults("redis");
-        limiter = new FailoverRateLimiter(new RedisBucketStore(connection.async()),
-                new RedisTokenLeaseSource(connection.async()), new LocalFallbackLimiter(INSTANCES, new ManualClock()), breaker, Duration.ofSeconds(5),
+        limiter = new FailoverRateLimiter(new ShardedBucketStore(RedisBucketStore.on(connection), true),
+                RedisTokenLeaseSource.on(connection), new LocalFallbackLimiter(INSTANCES, new ManualClock()), breaker,
                 new DecisionMetrics(new SimpleMeterRegistry()));
     }
 
@@ -57,7 +62,8 @@ class FailoverRateLimiterTest {
     private int admitted(BucketKey key, int requests, DecisionSource expected) {
         int admitted = 0;
         for (int i = 0; i < requests; i++) {
-            SourcedDecision d = limiter.decide(key, RULE).block();
+            SourcedDecision d = limiter.decide(new BucketRequest(key, RULE.limits(), RULE.shards()))
+                    .toCompletableFuture().join();
             assertThat(d.source()).isEqualTo(expected);
             if (d.decision().allowed()) {
                 admitted++;
@@ -97,5 +103,26 @@ class FailoverRateLimiterTest {
         assertThat(admitted(key, 40, DecisionSource.REDIS)).isEqualTo(20);
         // Less than one token left (in micro-tokens): the bucket is exactly spent, by 20 + the charge.
         assertThat(Long.parseLong(redis.command("HGET", "rl:{returning}:route", "tokens"))).isLessThan(1_000_000);
+    }
+
+    @Test
+    void aChargeThatFailsIsCountedNotLost() {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        ManualClock clock = new ManualClock();
+        CircuitBreaker local = CircuitBreaker.ofDefaults("charges");
+        BucketCharges failing = (key, limits, micros) ->
+                CompletableFuture.failedFuture(new RedisUnavailableException("gone again"));
+        FailoverRateLimiter failover = new FailoverRateLimiter(
+                new ShardedBucketStore(new LocalBucketStore(clock), true), failing,
+                new LocalFallbackLimiter(INSTANCES, clock), local, new DecisionMetrics(meters));
+        BucketRequest request = new BucketRequest(new BucketKey("charged", "route"), RULE.limits(), 1);
+
+        local.transitionToForcedOpenState();
+        failover.decide(request).toCompletableFuture().join(); // admitted by the fallback: owed
+        local.transitionToClosedState();
+        failover.decide(request).toCompletableFuture().join(); // the store answers: the charge is made, and fails
+
+        assertThat(meters.get("tollgate.fallback.charges").tag("outcome", "failed").counter().count()).isEqualTo(1);
+        assertThat(meters.get("tollgate.fallback.charges").tag("outcome", "charged").counter().count()).isZero();
     }
 }

@@ -1,0 +1,46 @@
+package dev.tollgate.spring.autoconfigure;
+
+import dev.tollgate.core.LeasingBucketStore;
+import dev.tollgate.core.MonotonicClock;
+import dev.tollgate.redis.RedisBucketStore;
+import dev.tollgate.redis.RedisTokenLeaseSource;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Token leases for hot keys ({@code tollgate.hot-keys.leases.*}, on by default): a key this instance
+ * sees above a rate is served from batches of tokens taken in one Redis call. With leases off,
+ * neither the leasing store nor its thread exists.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnProperty(name = {"tollgate.enabled", "tollgate.hot-keys.leases.enabled"}, havingValue = "true",
+        matchIfMissing = true)
+class HotKeyLeaseConfiguration {
+
+    @Bean(destroyMethod = "close")
+    LeasingBucketStore leasingBucketStore(RedisBucketStore redis, RedisTokenLeaseSource leaseSource,
+                                          HotKeyProperties hotKeys, MeterRegistry meters) {
+        LeasingBucketStore leasing = new LeasingBucketStore(redis, leaseSource, hotKeys.leases().policy(),
+                MonotonicClock.system());
+        FunctionCounter.builder("tollgate.leases.local.decisions", leasing, LeasingBucketStore::localDecisions)
+                .description("Decisions served from a token lease held by this instance, without a Redis call")
+                .register(meters);
+        FunctionCounter.builder("tollgate.leases.calls", leasing, LeasingBucketStore::leaseCalls)
+                .description("Redis calls that took a batch of tokens for a hot key").register(meters);
+        FunctionCounter.builder("tollgate.leases.returns", leasing, LeasingBucketStore::giveBackCalls)
+                .description("Redis calls that gave unspent leased tokens back").register(meters);
+        Gauge.builder("tollgate.leases.keys", leasing, LeasingBucketStore::trackedKeys)
+                .description("Keys whose request rate this instance tracks for leasing").register(meters);
+        return leasing;
+    }
+
+    /** Gives back leases of keys that went quiet, once per lease time-to-live. */
+    @Bean(destroyMethod = "close")
+    BackgroundTask leaseReturns(LeasingBucketStore leasing, HotKeyProperties hotKeys) {
+        return BackgroundTask.every("tollgate-lease-returns", hotKeys.leases().ttl(), leasing::returnExpiredLeases);
+    }
+}
