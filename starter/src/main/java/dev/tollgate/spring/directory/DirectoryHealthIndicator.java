@@ -1,6 +1,6 @@
 package dev.tollgate.spring.directory;
 
-import dev.tollgate.spring.limiter.RateLimiterHealthIndicator;
+import dev.tollgate.spring.health.TollgateStatus;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
@@ -11,6 +11,9 @@ import org.springframework.boot.health.contributor.Status;
  * the default rule, stays in force). Never {@code DOWN}: the gateway keeps serving.
  */
 public final class DirectoryHealthIndicator implements HealthIndicator {
+
+    static final Status DEGRADED = TollgateStatus.degraded(
+            "PostgreSQL is unreachable: the last rules and keys read stay in force");
 
     private final Directory directory;
     private final DirectoryRefresher refresher;
@@ -26,7 +29,7 @@ public final class DirectoryHealthIndicator implements HealthIndicator {
     public Health health() {
         DirectorySnapshot snapshot = directory.snapshot();
         boolean ok = snapshot.loaded() && refresher.isDatabaseReachable();
-        Health.Builder health = Health.status(ok ? Status.UP : RateLimiterHealthIndicator.DEGRADED)
+        Health.Builder health = Health.status(ok ? Status.UP : DEGRADED)
                 .withDetail("loaded", snapshot.loaded())
                 .withDetail("rules", snapshot.rules().size())
                 .withDetail("apiKeys", snapshot.tenantByKey().size())

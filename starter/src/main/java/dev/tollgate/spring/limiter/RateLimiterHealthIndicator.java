@@ -1,6 +1,7 @@
 package dev.tollgate.spring.limiter;
 
 import dev.tollgate.redis.RedisConnector;
+import dev.tollgate.spring.health.TollgateStatus;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -14,7 +15,7 @@ import org.springframework.boot.health.contributor.Status;
  */
 public final class RateLimiterHealthIndicator implements HealthIndicator {
 
-    public static final Status DEGRADED = new Status("DEGRADED",
+    public static final Status DEGRADED = TollgateStatus.degraded(
             "Redis is slow or unreachable: each instance enforces its share of the limits locally");
 
     private final CircuitBreaker breaker;
