@@ -1,6 +1,7 @@
 package dev.tollgate.spring.autoconfigure;
 
 import dev.tollgate.spring.directory.ChangeListener;
+import dev.tollgate.spring.directory.DatabaseEndpoint;
 import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.spring.directory.DirectoryHealthIndicator;
 import dev.tollgate.spring.directory.DirectoryRefresher;

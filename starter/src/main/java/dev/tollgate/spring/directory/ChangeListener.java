@@ -1,6 +1,5 @@
 package dev.tollgate.spring.directory;
 
-import dev.tollgate.spring.autoconfigure.DatabaseEndpoint;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
