@@ -1,6 +1,8 @@
 package dev.tollgate.spring.autoconfigure;
 
+import dev.tollgate.core.SerialScheduler;
 import dev.tollgate.spring.directory.ChangeListener;
+import dev.tollgate.spring.directory.ChangeLogFollower;
 import dev.tollgate.spring.directory.DatabaseEndpoint;
 import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.spring.directory.DirectoryHealthIndicator;
@@ -67,27 +69,30 @@ class DatabaseDirectoryConfiguration {
     }
 
     @Bean(destroyMethod = "close")
-    DirectoryRefresher directoryRefresher(DirectoryRepository repository, Directory directory,
-                                          TollgateProperties properties, DirectoryProperties p,
-                                          MeterRegistry meters, ObjectProvider<DirectorySeed> seeds) {
-        DirectoryRefresher refresher = new DirectoryRefresher(repository, directory, properties.defaultRateLimitRule(),
+    DirectoryRefresher directoryRefresher(DirectoryRepository repository, Directory directory, DirectoryProperties p,
+                                          MeterRegistry meters, ObjectProvider<DirectorySeed> seeds,
+                                          ObjectProvider<ChangeLogFollower> followers) {
+        DirectoryRefresher refresher = new DirectoryRefresher(repository, directory,
                 new DirectoryRefresher.Settings(p.refreshInterval(), p.fullReloadInterval(), p.retryDelay(),
                         p.changeRetention(), p.changeLookback(), p.migrate()),
-                meters, seeds.orderedStream().toList());
-        refresher.start(p.initialLoadTimeout());
+                meters, seeds.orderedStream().toList(), followers.orderedStream().toList(),
+                SerialScheduler.daemonThread("tollgate-directory"));
+        refresher.start();
+        refresher.awaitFirstAttempt(p.initialLoadTimeout());
         return refresher;
     }
 
+    /** Change notifications go to the refresher's one entry for them, {@link DirectoryRefresher#refreshSoon()}. */
     @Bean(destroyMethod = "close")
     ChangeListener changeListener(DatabaseEndpoint endpoint, DirectoryRefresher refresher, DirectoryProperties p) {
-        ChangeListener listener = new ChangeListener(endpoint, refresher, p.retryDelay());
+        ChangeListener listener = new ChangeListener(endpoint, refresher::refreshSoon, p.retryDelay());
         listener.start();
         return listener;
     }
 
     @Bean
     RulesReadinessIndicator rulesHealthIndicator(Directory directory, DirectoryRefresher refresher) {
-        return new RulesReadinessIndicator(() -> directory.snapshot().loaded(), refresher::isStartupDone);
+        return new RulesReadinessIndicator(() -> directory.snapshot().loaded(), refresher.status()::isStartupDone);
     }
 
     @Bean
