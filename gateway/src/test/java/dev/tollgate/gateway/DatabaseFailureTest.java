@@ -92,6 +92,9 @@ class DatabaseFailureTest {
         assertThat(JsonPath.<Boolean>read(health, "$.components.directory.details.loaded")).isFalse();
         assertThat(JsonPath.<String>read(health, "$.components.directory.details.error")).isNotBlank();
         assertThat(redis.command("EXISTS", "rl:{?unverified}:create-order")).isEqualTo(":1");
+        // Nothing was ever read: no age to report (it said ~9.2e12 s before).
+        assertThat(gateway.management("/actuator/prometheus").body())
+                .contains("tollgate_directory_snapshot_age_seconds NaN");
 
         track(PostgresServer.startOnPort(port));
         await().atMost(Duration.ofSeconds(15)).until(() -> "UP".equals(status(gateway, "directory")));
