@@ -11,6 +11,8 @@ import dev.tollgate.spring.directory.DirectoryRepository;
 import dev.tollgate.spring.directory.DirectorySeed;
 import dev.tollgate.spring.directory.DirectorySnapshot;
 import dev.tollgate.spring.directory.RulesReadinessIndicator;
+import dev.tollgate.spring.directory.SnapshotFile;
+import dev.tollgate.spring.localstate.LocalStateDirectory;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -68,14 +70,21 @@ class DatabaseDirectoryConfiguration {
                 directoryProperties.unverifiedKeys());
     }
 
+    /**
+     * Saved after every load; restored when the database cannot be read at start. None with
+     * {@code tollgate.local-state.enabled=false}.
+     */
     @Bean(destroyMethod = "close")
     DirectoryRefresher directoryRefresher(DirectoryRepository repository, Directory directory, DirectoryProperties p,
+                                          DatabaseEndpoint endpoint, ObjectProvider<LocalStateDirectory> localState,
                                           MeterRegistry meters, ObjectProvider<DirectorySeed> seeds,
                                           ObjectProvider<ChangeLogFollower> followers) {
+        LocalStateDirectory folder = localState.getIfAvailable();
         DirectoryRefresher refresher = new DirectoryRefresher(repository, directory,
                 new DirectoryRefresher.Settings(p.refreshInterval(), p.fullReloadInterval(), p.retryDelay(),
                         p.changeRetention(), p.changeLookback(), p.migrate()),
                 meters, seeds.orderedStream().toList(), followers.orderedStream().toList(),
+                folder == null ? null : new SnapshotFile(folder, endpoint),
                 SerialScheduler.daemonThread("tollgate-directory"));
         refresher.start();
         refresher.awaitFirstAttempt(p.initialLoadTimeout());

@@ -10,8 +10,8 @@ import org.springframework.boot.health.contributor.Status;
 
 /**
  * Reports the rules and keys read from PostgreSQL: {@code UP} while refreshes succeed,
- * {@code DEGRADED} while the database cannot be read (the last snapshot, or before the first load the
- * default rule, stays in force). Never {@code DOWN}: the gateway keeps serving.
+ * {@code DEGRADED} while the database cannot be read (the last snapshot, the one saved on disk, or
+ * before any the default rule, stays in force). Never {@code DOWN}: the gateway keeps serving.
  */
 public final class DirectoryHealthIndicator implements HealthIndicator {
 
@@ -45,6 +45,7 @@ public final class DirectoryHealthIndicator implements HealthIndicator {
             health.withDetail("lastRefresh", Instant.now().minus(age.get()).toString())
                     .withDetail("snapshotAgeMillis", age.get().toMillis());
         }
+        refresher.snapshotFile().ifPresent(file -> health.withDetail("snapshotFile", file.path().toString()));
         if (status.lastError() != null) {
             health.withDetail("error", status.lastError());
         }

@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * Keeps the {@link Directory} in step with PostgreSQL. It decides when to refresh and which step to
  * take, one step at a time on its own {@link SerialScheduler}; the steps are done by
  * {@link DatabasePreparation}, {@link DirectoryLoader}, {@link ChangeLogCatchUp} and
- * {@link ChangeLogPruning}, their outcome is kept in {@link RefreshStatus}.
+ * {@link ChangeLogPruning}, their outcome is kept in {@link RefreshStatus}, and each new snapshot is
+ * saved by the {@link SnapshotSaver}.
  *
  * <p>When: at {@link #start()}; whenever {@link #refreshSoon()} is called (a change notification, see
  * there); every {@code refreshInterval} (the poll, a safety net for missed notifications); and
@@ -30,8 +31,10 @@ import org.slf4j.LoggerFactory;
  *   <li>Otherwise: catch up with the change log; load everything if it no longer reaches back to the
  *       last change seen.</li>
  * </ul>
- * If the database cannot be read, what is in memory stays in force; before the first load the
- * default rule applies (see {@link UnverifiedKeyPolicy}) and this retries every {@code retryDelay}.
+ * If the database cannot be read, what is in memory stays in force; if nothing is, the snapshot
+ * saved on disk by an earlier run is restored (once), so the instance checks API keys and applies
+ * each tenant's rules until PostgreSQL answers; without one the default rule applies (see
+ * {@link UnverifiedKeyPolicy}).
  *
  * <p>Bound: a change is seen at the first refresh after its transaction commits, unless that
  * transaction committed after more than {@code changeLookback} newer changes had been read, in
@@ -56,19 +59,25 @@ public final class DirectoryRefresher implements AutoCloseable {
     private final ChangeLogCatchUp catchUp;
     private final ChangeLogPruning pruning;
     private final RefreshStatus status;
+    private final Optional<SnapshotFile> snapshotFile;
+    private final SerialScheduler snapshotWriter;
+    private final Optional<SnapshotSaver> saver;
     private final AtomicBoolean refreshQueued = new AtomicBoolean();
     private final CountDownLatch firstAttempt = new CountDownLatch(1);
     // Touched on the scheduler's thread only.
     private boolean readFromDatabase;
     private long lastFullLoadNanos;
+    private boolean savedSnapshotTried;
+    private boolean loadedAll;
 
     /**
      * @param directory    holds the snapshot in force; its initial one gives the default rule
+     * @param snapshotFile where snapshots are saved and, at start without a database, restored from; null for none
      * @param scheduler    runs the refreshes, and measures the intervals
      */
     public DirectoryRefresher(DirectoryRepository repository, Directory directory, Settings settings,
                               MeterRegistry meters, List<DirectorySeed> seeds, List<ChangeLogFollower> followers,
-                              SerialScheduler scheduler) {
+                              SnapshotFile snapshotFile, SerialScheduler scheduler) {
         this.directory = directory;
         this.settings = settings;
         this.scheduler = scheduler;
@@ -80,6 +89,9 @@ public final class DirectoryRefresher implements AutoCloseable {
         this.catchUp = new ChangeLogCatchUp(repository, settings.changeLookback(), malformedRows, followers);
         this.pruning = new ChangeLogPruning(repository, settings.changeRetention());
         this.status = new RefreshStatus(clock);
+        this.snapshotFile = Optional.ofNullable(snapshotFile);
+        this.snapshotWriter = snapshotFile == null ? null : SerialScheduler.daemonThread("tollgate-directory-saver");
+        this.saver = this.snapshotFile.map(file -> new SnapshotSaver(file, snapshotWriter::execute));
         DirectoryGauges.register(meters, directory, status);
     }
 
@@ -130,6 +142,11 @@ public final class DirectoryRefresher implements AutoCloseable {
         return status;
     }
 
+    /** Where snapshots are saved, if anywhere. */
+    public Optional<SnapshotFile> snapshotFile() {
+        return snapshotFile;
+    }
+
     private void poll() {
         try {
             refresh();
@@ -141,17 +158,28 @@ public final class DirectoryRefresher implements AutoCloseable {
     private void refresh() {
         try {
             DirectorySnapshot current = directory.snapshot();
-            directory.replace(nextSnapshot(current));
+            loadedAll = false;
+            DirectorySnapshot next = nextSnapshot(current);
+            directory.replace(next);
+            // Saved after every full load (so at least every full-reload interval) and every change.
+            if (loadedAll || next.cursor() != current.cursor()) {
+                saver.ifPresent(s -> s.save(next));
+            }
             if (status.lastError() != null) {
                 log.info("Rules and keys refreshed from PostgreSQL again");
             }
             status.succeeded();
         } catch (Exception e) {
             boolean firstFailure = status.failed(e);
+            if (!directory.snapshot().loaded() && !savedSnapshotTried) {
+                savedSnapshotTried = true;
+                restoreSavedSnapshot();
+            }
             if (firstFailure) {
                 log.warn("Cannot read rules and keys from PostgreSQL ({}); {}; retrying every {} ms",
                         status.lastError(), directory.snapshot().loaded()
-                                ? "the last snapshot stays in force"
+                                ? "the " + (directory.snapshot().origin() == DirectorySnapshot.Origin.SAVED_FILE
+                                        ? "saved" : "last") + " snapshot stays in force"
                                 : "serving with the default rule meanwhile",
                         settings.retryDelay().toMillis());
             }
@@ -178,11 +206,25 @@ public final class DirectoryRefresher implements AutoCloseable {
     private DirectorySnapshot fullLoad() throws Exception {
         DirectorySnapshot loaded = loader.loadAll();
         lastFullLoadNanos = clock.nanoTime();
+        loadedAll = true;
         return loaded;
+    }
+
+    private void restoreSavedSnapshot() {
+        snapshotFile.flatMap(file -> file.read(directory.snapshot().rules().defaultRule())).ifPresent(restored -> {
+            directory.replace(restored.snapshot());
+            status.restored(restored.age());
+            log.warn("Serving the directory snapshot saved {} s ago ({} rules, {} API keys) until PostgreSQL"
+                    + " can be read", restored.age().toSeconds(), restored.snapshot().rules().size(),
+                    restored.snapshot().tenantByKey().size());
+        });
     }
 
     @Override
     public void close() {
         scheduler.close();
+        if (snapshotWriter != null) {
+            snapshotWriter.close();
+        }
     }
 }

@@ -9,7 +9,7 @@ import java.util.List;
  * Everything the request path needs from the database, immutable: the rules and which tenant each
  * API key hash belongs to, as of change {@code cursor} of the change log.
  *
- * @param origin      where it came from: nowhere yet, or the database
+ * @param origin      where it came from: nowhere yet, the database, or the snapshot saved on disk
  * @param rules       the rules, with the configured default
  * @param tenantByKey tenant by SHA-256 (hex) of an active API key
  * @param cursor      id of the last change-log row reflected here
@@ -21,7 +21,9 @@ public record DirectorySnapshot(Origin origin, RuleSet rules, LayeredMap<String,
         /** Nothing read yet: the default rule, no keys (see {@link UnverifiedKeyPolicy}). */
         NOT_LOADED("none"),
         /** Read from PostgreSQL by this instance. */
-        DATABASE("database");
+        DATABASE("database"),
+        /** Read at start from the last snapshot this instance (or one sharing its folder) saved. */
+        SAVED_FILE("saved-file");
 
         private final String tag;
 
@@ -45,7 +47,7 @@ public record DirectorySnapshot(Origin origin, RuleSet rules, LayeredMap<String,
         return new DirectorySnapshot(Origin.DATABASE, rules, tenantByKey, cursor);
     }
 
-    /** Whether API keys can be checked: something was read. */
+    /** Whether API keys can be checked: something was read, from the database or the saved file. */
     public boolean loaded() {
         return origin != Origin.NOT_LOADED;
     }

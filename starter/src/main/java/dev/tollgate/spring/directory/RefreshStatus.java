@@ -32,6 +32,15 @@ public final class RefreshStatus {
         lastError = null;
     }
 
+    /**
+     * The snapshot in memory was restored from a file whose content was last confirmed {@code age}
+     * ago (measured with the wall clock when it was saved; see {@link SnapshotFile}).
+     */
+    void restored(Duration age) {
+        confirmedAtNanos = clock.nanoTime() - age.toNanos();
+        confirmed = true;
+    }
+
     /** The database could not be read; returns whether the previous attempt had succeeded (or none was made). */
     boolean failed(Exception e) {
         boolean first = lastError == null;
@@ -59,7 +68,8 @@ public final class RefreshStatus {
     }
 
     /**
-     * Time since the rules and keys in memory were last confirmed against the database; empty while there
+     * Time since the rules and keys in memory were last confirmed against the database (for a
+     * snapshot restored from its file, counted from when the file's content was); empty while there
      * is none.
      */
     public Optional<Duration> snapshotAge() {
