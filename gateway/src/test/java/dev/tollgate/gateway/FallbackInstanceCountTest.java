@@ -72,6 +72,9 @@ class FallbackInstanceCountTest {
             fleet.add(track(RunningGateway.start(fastHeartbeats(
                     DatabaseGateways.properties(postgres, redisPort, upstream.uri())))));
         }
+        // Another instance on the same PostgreSQL but another Redis (another region, say) is not of this fleet.
+        RunningGateway elsewhere = track(RunningGateway.start(fastHeartbeats(
+                DatabaseGateways.properties(postgres, FreePort.find(), upstream.uri()))));
         RunningGateway first = fleet.get(0);
         assertThat(first.admin("PUT", "/admin/rules/fleet/create-order", "{\"capacity\":30,\"refillPerSecond\":0.001}",
                 ADMIN_TOKEN).statusCode()).isEqualTo(201);
@@ -84,6 +87,9 @@ class FallbackInstanceCountTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> instances(gateway).count() == 3);
             assertThat(instances(gateway).current().source()).isEqualTo("postgresql-heartbeat");
         }
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> instances(elsewhere).isLearnt());
+        assertThat(instances(elsewhere).current()).isEqualTo(new LiveInstances.Count(1, "postgresql-heartbeat"));
 
         int total = 0;
         for (RunningGateway gateway : fleet) {

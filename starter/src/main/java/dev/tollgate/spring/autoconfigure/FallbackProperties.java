@@ -17,9 +17,10 @@ import org.springframework.validation.annotation.Validated;
  * @param instances         The smallest N the fallback divides limits by, whatever the heartbeats say: a floor. With
  *                          it set to the fewest instances you run, a fleet can never admit more than (instances
  *                          running / this) times a limit while it falls back.
- * @param fleet             Name under which this instance is counted in PostgreSQL's heartbeats: instances that share
- *                          a Redis must share it, and instances that share a PostgreSQL but not a Redis (one Redis per
- *                          region) must not.
+ * @param fleet             Name under which this instance is counted in PostgreSQL's heartbeats; by default the
+ *                          address of the Redis it uses (host:port/database, or the cluster's nodes), so that
+ *                          instances count together exactly when they share a Redis (one per region, say). Set it
+ *                          when instances name one Redis differently (by host name and by address, say).
  * @param heartbeatInterval How often this instance announces itself in Redis and PostgreSQL and reads N.
  * @param heartbeatTtl      An instance silent for this long is no longer counted in N.
  * @param evictionInterval  How often full (idle) local buckets are dropped to free memory.
@@ -28,7 +29,7 @@ import org.springframework.validation.annotation.Validated;
 @Validated
 public record FallbackProperties(
         @DefaultValue("1") @Min(1) int instances,
-        @DefaultValue("default") @Pattern(regexp = "[A-Za-z0-9._~-]{1,64}") String fleet,
+        @Pattern(regexp = "\\S{1,200}") String fleet,
         @DefaultValue("1s") @DurationMin(nanos = 1) Duration heartbeatInterval,
         @DefaultValue("3s") @DurationMin(nanos = 1) Duration heartbeatTtl,
         @DefaultValue("10s") @DurationMin(nanos = 1) Duration evictionInterval) {

@@ -35,6 +35,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
@@ -77,13 +78,14 @@ class RateLimitingConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     LiveInstances liveInstances(InstanceHeartbeat heartbeat, FallbackProperties fallback,
-                                ObjectProvider<DirectoryConnectionPool> database,
+                                DataRedisConnectionDetails redis, ObjectProvider<DirectoryConnectionPool> database,
                                 ObjectProvider<LocalStateDirectory> localState, MeterRegistry meters) {
         List<HeartbeatStore> stores = new ArrayList<>();
         stores.add(new RedisHeartbeats(heartbeat, fallback.heartbeatTtl(), fallback.heartbeatInterval()));
         DirectoryConnectionPool pool = database.getIfAvailable();
         if (pool != null) {
-            stores.add(new PostgresHeartbeats(pool.dataSource(), fallback.fleet(), fallback.heartbeatTtl(),
+            String fleet = fallback.fleet() != null ? fallback.fleet() : RedisAddress.of(redis);
+            stores.add(new PostgresHeartbeats(pool.dataSource(), fleet, fallback.heartbeatTtl(),
                     fallback.heartbeatInterval()));
         }
         LocalStateDirectory folder = localState.getIfAvailable();
