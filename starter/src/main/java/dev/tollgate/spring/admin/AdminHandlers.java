@@ -180,10 +180,10 @@ final class AdminHandlers {
         if (e instanceof ServerWebInputException || e instanceof DecodingException) {
             return AdminProblems.invalid("body", "the body is not valid JSON of the expected shape");
         }
-        if (e instanceof DataIntegrityViolationException) {
+        if (e instanceof DataIntegrityViolationException violation) {
             // The database's constraints are the last line of defence; nothing was stored.
             return AdminProblems.problem(HttpStatus.BAD_REQUEST, "invalid-request",
-                    "The database refused the change: " + rootMessage(e));
+                    "The database refused the change: " + violation.getMostSpecificCause().getMessage());
         }
         if (e instanceof CannotGetJdbcConnectionException || e instanceof DataAccessResourceFailureException) {
             return AdminProblems.problem(HttpStatus.SERVICE_UNAVAILABLE, "database-unavailable",
@@ -219,13 +219,5 @@ final class AdminHandlers {
         } catch (NumberFormatException e) {
             throw new AdminRequestException(name, name + " must be a number, was '" + value + "'");
         }
-    }
-
-    private static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t.getMessage();
     }
 }

@@ -17,8 +17,9 @@ import org.springframework.context.annotation.Import;
  */
 @AutoConfiguration(after = DataRedisAutoConfiguration.class)
 @EnableConfigurationProperties({TollgateProperties.class, ObservabilityProperties.class, DirectoryProperties.class,
-        RedisGuardProperties.class, FallbackProperties.class, HotKeyProperties.class, AdminProperties.class})
-@Import({DatabaseDirectoryConfiguration.class, StaticDirectoryConfiguration.class, RedisStoreConfiguration.class,
-        HotKeyLeaseConfiguration.class, RateLimitingConfiguration.class})
+        RedisGuardProperties.class, FallbackProperties.class, HotKeyProperties.class, AdminProperties.class,
+        LocalStateProperties.class})
+@Import({LocalStateConfiguration.class, DatabaseDirectoryConfiguration.class, StaticDirectoryConfiguration.class,
+        RedisStoreConfiguration.class, HotKeyLeaseConfiguration.class, RateLimitingConfiguration.class})
 public class TollgateAutoConfiguration {
 }
