@@ -3,7 +3,7 @@ package dev.tollgate.core;
 /**
  * The one time source of Tollgate's Java code: a monotonic clock, never wall time, so NTP steps
  * cannot refill or drain a local bucket. Production code uses {@link #system()}; tests inject a
- * {@link ManualClock} and move time by hand instead of sleeping.
+ * {@code ManualClock} (core's test-jar) and move time by hand instead of sleeping.
  *
  * <p>Buckets kept in Redis do not use this clock at all: they use Redis's own {@code TIME}, so
  * gateway instances with skewed clocks still agree.

@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 
 /**
  * An immutable set of rules, looked up by tenant and route with this precedence:
@@ -61,6 +62,11 @@ public final class RuleSet implements RuleBook {
 
     public RateLimitRule defaultRule() {
         return defaultRule;
+    }
+
+    /** Visits every scoped rule, the default rule not included (order unspecified). */
+    public void forEachRule(BiConsumer<RuleScope, RateLimitRule> action) {
+        rules.forEach(action);
     }
 
     /** Number of scoped rules, the default rule not counted. */

@@ -51,4 +51,17 @@ class RuleSetTest {
                 new ScopedRule("t", "r", EXACT), new ScopedRule("t", "r", DEFAULT))))
                 .hasMessageContaining("duplicate rule for tenant 't' and route 'r'");
     }
+
+    @Test
+    void forEachRuleVisitsTheScopedRulesAsChangedButNotTheDefault() {
+        RuleSet changed = rules.withChanges(java.util.Map.of(
+                new RuleScope("shop-b", "create-order"), java.util.Optional.empty(),
+                new RuleScope("shop-c", "list-orders"), java.util.Optional.of(TENANT_WIDE)));
+        java.util.Map<RuleScope, RateLimitRule> seen = new java.util.HashMap<>();
+        changed.forEachRule(seen::put);
+        assertThat(seen).containsOnly(
+                java.util.Map.entry(new RuleScope("shop-a", "create-order"), EXACT),
+                java.util.Map.entry(new RuleScope("shop-a", ScopedRule.ANY_ROUTE), TENANT_WIDE),
+                java.util.Map.entry(new RuleScope("shop-c", "list-orders"), TENANT_WIDE));
+    }
 }

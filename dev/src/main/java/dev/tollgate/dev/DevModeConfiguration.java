@@ -1,6 +1,6 @@
 package dev.tollgate.dev;
 
-import dev.tollgate.spring.autoconfigure.DatabaseEndpoint;
+import dev.tollgate.spring.directory.DatabaseEndpoint;
 import dev.tollgate.spring.directory.ApiKeys;
 import dev.tollgate.spring.directory.DirectoryRepository;
 import dev.tollgate.spring.directory.DirectorySeed;

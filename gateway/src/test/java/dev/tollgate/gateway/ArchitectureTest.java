@@ -69,6 +69,13 @@ class ArchitectureTest {
     }
 
     @Test
+    void theStartersPackagesFormNoCycle() {
+        slices().matching("dev.tollgate.spring.(*)..").should().beFreeOfCycles()
+                .because("each package of the starter stands on the ones below it, never on one above")
+                .check(production);
+    }
+
+    @Test
     void theImportFoundEveryModule() {
         // Guards the rules above against passing on an empty import.
         org.assertj.core.api.Assertions.assertThat(production.stream().map(c -> c.getPackageName().split("\\.")[2]).distinct())

@@ -6,7 +6,7 @@ import dev.tollgate.testkit.RedisServer;
 import java.net.http.HttpResponse;
 import java.util.HashMap;
 import java.util.Map;
-import dev.tollgate.spring.limiter.LiveInstances;
+import dev.tollgate.spring.instances.LiveInstances;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import static org.awaitility.Awaitility.await;

@@ -7,7 +7,7 @@ import com.jayway.jsonpath.JsonPath;
 import dev.tollgate.spring.limiter.DecisionMetrics;
 import dev.tollgate.spring.limiter.DecisionOutcome;
 import dev.tollgate.spring.limiter.DecisionSource;
-import dev.tollgate.spring.limiter.LiveInstances;
+import dev.tollgate.spring.instances.LiveInstances;
 import dev.tollgate.testkit.FreePort;
 import dev.tollgate.testkit.RedisServer;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;

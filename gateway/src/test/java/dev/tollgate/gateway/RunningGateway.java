@@ -6,7 +6,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -22,28 +25,67 @@ final class RunningGateway implements AutoCloseable {
             .connectTimeout(Duration.ofSeconds(5))
             .build();
 
+    /** Property naming the folder an instance keeps its saved snapshot and instance count in. */
+    static final String LOCAL_STATE = "tollgate.local-state.directory";
+
     private final ConfigurableApplicationContext context;
     private final int port;
+    private final Path ownLocalState;
 
-    private RunningGateway(ConfigurableApplicationContext context) {
+    private RunningGateway(ConfigurableApplicationContext context, Path ownLocalState) {
         this.context = context;
         this.port = Integer.parseInt(context.getEnvironment().getRequiredProperty("local.server.port"));
+        this.ownLocalState = ownLocalState;
     }
 
+    /**
+     * Each gateway keeps its local state (saved snapshot, instance count) in a new temporary folder,
+     * deleted when it closes, unless {@link #LOCAL_STATE} is given: tests share nothing through disk
+     * unless they mean to.
+     */
     static RunningGateway start(Map<String, Object> properties, String... profiles) {
         Map<String, Object> all = new LinkedHashMap<>();
         all.put("server.port", "0");
         all.put("management.server.port", "0");
         all.put("spring.main.banner-mode", "off");
+        Path ownLocalState = null;
+        if (!properties.containsKey(LOCAL_STATE)) {
+            ownLocalState = temporaryFolder("tollgate-local-state");
+            all.put(LOCAL_STATE, ownLocalState.toString());
+        }
         all.putAll(properties);
         // As command-line arguments, so they win over application.yml like an operator's would.
         String[] args = all.entrySet().stream()
                 .map(e -> "--" + e.getKey() + "=" + e.getValue())
                 .toArray(String[]::new);
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(TollgateApplication.class)
-                .profiles(profiles)
-                .run(args);
-        return new RunningGateway(context);
+        ConfigurableApplicationContext context;
+        try {
+            context = new SpringApplicationBuilder(TollgateApplication.class)
+                    .profiles(profiles)
+                    .run(args);
+        } catch (RuntimeException e) {
+            if (ownLocalState != null) {
+                deleteFolder(ownLocalState);
+            }
+            throw e;
+        }
+        return new RunningGateway(context, ownLocalState);
+    }
+
+    static Path temporaryFolder(String prefix) {
+        try {
+            return Files.createTempDirectory(prefix);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static void deleteFolder(Path folder) {
+        try (var paths = Files.walk(folder)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // a temporary folder left behind is harmless
+        }
     }
 
     /** Properties for a route {@code id} matching {@code method path} and forwarding to {@code uri}. */
@@ -135,5 +177,8 @@ final class RunningGateway implements AutoCloseable {
     @Override
     public void close() {
         context.close();
+        if (ownLocalState != null) {
+            deleteFolder(ownLocalState);
+        }
     }
 }

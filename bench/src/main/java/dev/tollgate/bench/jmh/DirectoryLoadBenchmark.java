@@ -11,7 +11,6 @@ import dev.tollgate.testkit.PostgresServer;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -29,7 +28,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * full-reload interval: 100,000 rules and 100,000 active API keys read by the gateway's own
  * {@link DirectoryRepository#loadAll} (one repeatable-read transaction, fetch size 10,000), then
  * turned into the {@link DirectorySnapshot} the request path reads ({@link RuleSet#of},
- * {@link LayeredMap#of}), the same steps as {@code DirectoryRefresher}'s full load.
+ * {@link LayeredMap#of}), the same steps as the refresher's full load ({@code DirectoryLoader}).
  *
  * <p>The database is a real PostgreSQL on the loopback interface (testkit's {@link PostgresServer}),
  * migrated by the gateway's Flyway migrations and filled with the same rules as
@@ -105,7 +104,7 @@ public class DirectoryLoadBenchmark {
     public DirectorySnapshot fullLoad() throws SQLException {
         DirectoryRepository.FullLoad load = repository.loadAll(NO_BAD_ROWS);
         RuleSet rules = RuleSet.of(DEFAULT_RULE, load.rules());
-        return new DirectorySnapshot(true, rules, LayeredMap.of(load.tenantByKey()), load.cursor(), Instant.now());
+        return DirectorySnapshot.fromDatabase(rules, LayeredMap.of(load.tenantByKey()), load.cursor());
     }
 
     /** A pool set up as the gateway sets up its own (DatabaseDirectoryConfiguration), default size. */

@@ -180,10 +180,10 @@ final class AdminHandlers {
         if (e instanceof AdminRequestException refused) {
             return AdminProblems.refused(refused);
         }
-        if (e instanceof DataIntegrityViolationException) {
+        if (e instanceof DataIntegrityViolationException violation) {
             // The database's constraints are the last line of defence; nothing was stored. Its own words
             // (which may quote the input, and describe the schema) go to the log, not to the client.
-            log.warn("Admin request refused by PostgreSQL: {}", rootMessage(e));
+            log.warn("Admin request refused by PostgreSQL: {}", violation.getMostSpecificCause().getMessage());
             return AdminProblems.problem(HttpStatus.BAD_REQUEST, "invalid-request",
                     "The database refused the change; nothing was stored.");
         }
@@ -223,13 +223,5 @@ final class AdminHandlers {
         } catch (NumberFormatException e) {
             throw new AdminRequestException(name, name + " must be a number, was '" + Echo.of(value) + "'");
         }
-    }
-
-    private static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t.getMessage();
     }
 }

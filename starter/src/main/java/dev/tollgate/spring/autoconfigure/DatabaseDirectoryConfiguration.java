@@ -1,6 +1,9 @@
 package dev.tollgate.spring.autoconfigure;
 
+import dev.tollgate.core.SerialScheduler;
 import dev.tollgate.spring.directory.ChangeListener;
+import dev.tollgate.spring.directory.ChangeLogFollower;
+import dev.tollgate.spring.directory.DatabaseEndpoint;
 import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.spring.directory.DirectoryHealthIndicator;
 import dev.tollgate.spring.directory.DirectoryRefresher;
@@ -8,6 +11,8 @@ import dev.tollgate.spring.directory.DirectoryRepository;
 import dev.tollgate.spring.directory.DirectorySeed;
 import dev.tollgate.spring.directory.DirectorySnapshot;
 import dev.tollgate.spring.directory.RulesReadinessIndicator;
+import dev.tollgate.spring.directory.SnapshotFile;
+import dev.tollgate.spring.localstate.LocalStateDirectory;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -65,28 +70,38 @@ class DatabaseDirectoryConfiguration {
                 directoryProperties.unverifiedKeys());
     }
 
+    /**
+     * Saved after every load; restored when the database cannot be read at start. None with
+     * {@code tollgate.local-state.enabled=false}.
+     */
     @Bean(destroyMethod = "close")
-    DirectoryRefresher directoryRefresher(DirectoryRepository repository, Directory directory,
-                                          TollgateProperties properties, DirectoryProperties p,
-                                          MeterRegistry meters, ObjectProvider<DirectorySeed> seeds) {
-        DirectoryRefresher refresher = new DirectoryRefresher(repository, directory, properties.defaultRateLimitRule(),
+    DirectoryRefresher directoryRefresher(DirectoryRepository repository, Directory directory, DirectoryProperties p,
+                                          DatabaseEndpoint endpoint, ObjectProvider<LocalStateDirectory> localState,
+                                          MeterRegistry meters, ObjectProvider<DirectorySeed> seeds,
+                                          ObjectProvider<ChangeLogFollower> followers) {
+        LocalStateDirectory folder = localState.getIfAvailable();
+        DirectoryRefresher refresher = new DirectoryRefresher(repository, directory,
                 new DirectoryRefresher.Settings(p.refreshInterval(), p.fullReloadInterval(), p.retryDelay(),
                         p.changeRetention(), p.changeLookback(), p.migrate()),
-                meters, seeds.orderedStream().toList());
-        refresher.start(p.initialLoadTimeout());
+                meters, seeds.orderedStream().toList(), followers.orderedStream().toList(),
+                folder == null ? null : new SnapshotFile(folder, endpoint),
+                SerialScheduler.daemonThread("tollgate-directory"));
+        refresher.start();
+        refresher.awaitFirstAttempt(p.initialLoadTimeout());
         return refresher;
     }
 
+    /** Change notifications go to the refresher's one entry for them, {@link DirectoryRefresher#refreshSoon()}. */
     @Bean(destroyMethod = "close")
     ChangeListener changeListener(DatabaseEndpoint endpoint, DirectoryRefresher refresher, DirectoryProperties p) {
-        ChangeListener listener = new ChangeListener(endpoint, refresher, p.retryDelay());
+        ChangeListener listener = new ChangeListener(endpoint, refresher::refreshSoon, p.retryDelay());
         listener.start();
         return listener;
     }
 
     @Bean
     RulesReadinessIndicator rulesHealthIndicator(Directory directory, DirectoryRefresher refresher) {
-        return new RulesReadinessIndicator(() -> directory.snapshot().loaded(), refresher::isStartupDone);
+        return new RulesReadinessIndicator(() -> directory.snapshot().loaded(), refresher.status()::isStartupDone);
     }
 
     @Bean

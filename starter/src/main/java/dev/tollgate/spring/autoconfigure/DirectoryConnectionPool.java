@@ -2,6 +2,7 @@ package dev.tollgate.spring.autoconfigure;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.tollgate.spring.directory.DatabaseEndpoint;
 import javax.sql.DataSource;
 
 /**

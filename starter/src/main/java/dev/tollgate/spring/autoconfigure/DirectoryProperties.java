@@ -20,7 +20,7 @@ import org.springframework.validation.annotation.Validated;
  * @param migrate            Whether the gateway applies its schema migrations itself at start.
  * @param poolSize           JDBC connections kept for refreshes and the admin API.
  * @param unverifiedKeys     What requests get while no API key could ever be checked (PostgreSQL unreachable since
- *                           start): shared-default-rule or reject.
+ *                           start, and no saved snapshot restored): shared-default-rule or reject.
  * @param initialLoadTimeout How long start-up waits for the first load of rules and keys (it goes on without them).
  */
 @ConfigurationProperties("tollgate.directory")

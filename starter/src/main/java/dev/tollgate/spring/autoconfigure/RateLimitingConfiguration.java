@@ -5,6 +5,7 @@ import dev.tollgate.core.LeasingBucketStore;
 import dev.tollgate.core.LocalFallbackLimiter;
 import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.core.RuleBook;
+import dev.tollgate.core.SerialScheduler;
 import dev.tollgate.core.ShardedBucketStore;
 import dev.tollgate.redis.InstanceHeartbeat;
 import dev.tollgate.redis.RedisBucketStore;
@@ -15,10 +16,15 @@ import dev.tollgate.spring.filter.RateLimitFilter;
 import dev.tollgate.spring.filter.RateLimitHeaders;
 import dev.tollgate.spring.filter.RejectionLog;
 import dev.tollgate.spring.filter.TollgateRateLimiter;
+import dev.tollgate.spring.instances.HeartbeatStore;
+import dev.tollgate.spring.instances.LiveInstances;
+import dev.tollgate.spring.instances.PostgresHeartbeats;
+import dev.tollgate.spring.instances.RedisHeartbeats;
+import dev.tollgate.spring.instances.SavedInstanceCount;
 import dev.tollgate.spring.limiter.DecisionMetrics;
 import dev.tollgate.spring.limiter.FailoverRateLimiter;
-import dev.tollgate.spring.limiter.LiveInstances;
 import dev.tollgate.spring.limiter.RateLimiterHealthIndicator;
+import dev.tollgate.spring.localstate.LocalStateDirectory;
 import dev.tollgate.spring.tenant.TenantResolver;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -26,7 +32,10 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
@@ -62,11 +71,27 @@ class RateLimitingConfiguration {
         return registry.circuitBreaker("redis");
     }
 
+    /**
+     * N for the local fallback: heartbeats in Redis, then in PostgreSQL (with {@code source=database}),
+     * then the count last learnt or saved in the local state; never below {@code tollgate.fallback.instances}.
+     */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    LiveInstances liveInstances(InstanceHeartbeat heartbeat, FallbackProperties fallback, MeterRegistry meters) {
-        LiveInstances instances = new LiveInstances(heartbeat, fallback.heartbeatInterval(), fallback.heartbeatTtl(),
-                fallback.instances());
+    LiveInstances liveInstances(InstanceHeartbeat heartbeat, FallbackProperties fallback,
+                                DataRedisConnectionDetails redis, ObjectProvider<DirectoryConnectionPool> database,
+                                ObjectProvider<LocalStateDirectory> localState, MeterRegistry meters) {
+        List<HeartbeatStore> stores = new ArrayList<>();
+        stores.add(new RedisHeartbeats(heartbeat, fallback.heartbeatTtl(), fallback.heartbeatInterval()));
+        DirectoryConnectionPool pool = database.getIfAvailable();
+        if (pool != null) {
+            String fleet = fallback.fleet() != null ? fallback.fleet() : RedisAddress.of(redis);
+            stores.add(new PostgresHeartbeats(pool.dataSource(), fleet, fallback.heartbeatTtl(),
+                    fallback.heartbeatInterval()));
+        }
+        LocalStateDirectory folder = localState.getIfAvailable();
+        LiveInstances instances = new LiveInstances(stores, folder == null ? null : new SavedInstanceCount(folder),
+                fallback.instances(), fallback.heartbeatInterval(), fallback.heartbeatTtl(),
+                SerialScheduler::daemonThread);
         instances.start();
         Gauge.builder("tollgate.fallback.instances", instances, LiveInstances::count)
                 .description("Instance count the local fallback divides limits by")

@@ -19,8 +19,9 @@ import org.springframework.context.annotation.Import;
 @AutoConfiguration(after = DataRedisAutoConfiguration.class)
 @EnableConfigurationProperties({TollgateProperties.class, ObservabilityProperties.class, DirectoryProperties.class,
         RedisGuardProperties.class, FallbackProperties.class, HotKeyProperties.class, AdminProperties.class,
-        EdgeProperties.class})
-@Import({DatabaseDirectoryConfiguration.class, StaticDirectoryConfiguration.class, RedisStoreConfiguration.class,
-        HotKeyLeaseConfiguration.class, RateLimitingConfiguration.class, EdgeConfiguration.class})
+        LocalStateProperties.class, EdgeProperties.class})
+@Import({LocalStateConfiguration.class, DatabaseDirectoryConfiguration.class, StaticDirectoryConfiguration.class,
+        RedisStoreConfiguration.class, HotKeyLeaseConfiguration.class, RateLimitingConfiguration.class,
+        EdgeConfiguration.class})
 public class TollgateAutoConfiguration {
 }

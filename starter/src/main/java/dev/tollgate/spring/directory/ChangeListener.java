@@ -1,6 +1,5 @@
 package dev.tollgate.spring.directory;
 
-import dev.tollgate.spring.autoconfigure.DatabaseEndpoint;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -12,10 +11,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Listens for the {@code tollgate_directory} notifications that the database sends when a rule or
- * key changes, and asks the refresher to read the change log at once: changes reach every instance
- * in well under a second. Runs on its own thread with its own connection (not from the pool); it
- * reconnects after a failure and then asks for a refresh, to catch what it missed meanwhile.
+ * Listens for the {@code tollgate_directory} notifications that the database sends when a row is
+ * added to the change log (a rule, a key, or a {@link ChangeLogFollower}'s data changed), and hands
+ * each to {@code changeArrived} (the refresher's {@link DirectoryRefresher#refreshSoon()}), which
+ * reads the change log at once: changes reach every instance in well under a second. Runs on its
+ * own thread with its own connection (not from the pool); it reconnects after a failure and then
+ * signals a change too, to catch what it missed meanwhile.
  */
 public final class ChangeListener implements AutoCloseable {
 
@@ -26,15 +27,15 @@ public final class ChangeListener implements AutoCloseable {
     private static final Duration KEEP_ALIVE = Duration.ofSeconds(10);
 
     private final DatabaseEndpoint endpoint;
-    private final DirectoryRefresher refresher;
+    private final Runnable changeArrived;
     private final Duration retryDelay;
     private final Thread thread;
     private volatile boolean closed;
     private volatile boolean listening;
 
-    public ChangeListener(DatabaseEndpoint endpoint, DirectoryRefresher refresher, Duration retryDelay) {
+    public ChangeListener(DatabaseEndpoint endpoint, Runnable changeArrived, Duration retryDelay) {
         this.endpoint = endpoint;
-        this.refresher = refresher;
+        this.changeArrived = changeArrived;
         this.retryDelay = retryDelay;
         this.thread = new Thread(this::run, "tollgate-directory-listener");
         this.thread.setDaemon(true);
@@ -57,13 +58,13 @@ public final class ChangeListener implements AutoCloseable {
                     s.execute("LISTEN " + CHANNEL);
                 }
                 listening = true;
-                refresher.refreshSoon();
+                changeArrived.run();
                 PGConnection pg = connection.unwrap(PGConnection.class);
                 long lastCheck = System.nanoTime();
                 while (!closed) {
                     PGNotification[] notifications = pg.getNotifications(POLL_MILLIS);
                     if (notifications != null && notifications.length > 0) {
-                        refresher.refreshSoon();
+                        changeArrived.run();
                     }
                     if (System.nanoTime() - lastCheck > KEEP_ALIVE.toNanos()) {
                         // A dead connection that is silent would never say so: ask it something.
@@ -78,7 +79,7 @@ public final class ChangeListener implements AutoCloseable {
                     log.debug("Change listener lost its connection; reconnecting in {} ms", retryDelay.toMillis(), e);
                     if (listening) {
                         // The database may be gone: let the refresher find out and say so in health.
-                        refresher.refreshSoon();
+                        changeArrived.run();
                     }
                 }
             } finally {

@@ -1,16 +1,22 @@
 package dev.tollgate.spring.directory;
 
-import dev.tollgate.spring.limiter.RateLimiterHealthIndicator;
+import dev.tollgate.spring.health.TollgateStatus;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 
 /**
  * Reports the rules and keys read from PostgreSQL: {@code UP} while refreshes succeed,
- * {@code DEGRADED} while the database cannot be read (the last snapshot, or before the first load
- * the default rule, stays in force). Never {@code DOWN}: the gateway keeps serving.
+ * {@code DEGRADED} while the database cannot be read (the last snapshot, the one saved on disk, or
+ * before any the default rule, stays in force). Never {@code DOWN}: the gateway keeps serving.
  */
 public final class DirectoryHealthIndicator implements HealthIndicator {
+
+    static final Status DEGRADED = TollgateStatus.degraded(
+            "PostgreSQL is unreachable: the last rules and keys read stay in force");
 
     private final Directory directory;
     private final DirectoryRefresher refresher;
@@ -25,18 +31,23 @@ public final class DirectoryHealthIndicator implements HealthIndicator {
     @Override
     public Health health() {
         DirectorySnapshot snapshot = directory.snapshot();
-        boolean ok = snapshot.loaded() && refresher.isDatabaseReachable();
-        Health.Builder health = Health.status(ok ? Status.UP : RateLimiterHealthIndicator.DEGRADED)
+        RefreshStatus status = refresher.status();
+        boolean ok = snapshot.origin() == DirectorySnapshot.Origin.DATABASE && status.isDatabaseReachable();
+        Health.Builder health = Health.status(ok ? Status.UP : DEGRADED)
                 .withDetail("loaded", snapshot.loaded())
+                .withDetail("source", snapshot.origin().tag())
                 .withDetail("rules", snapshot.rules().size())
                 .withDetail("apiKeys", snapshot.tenantByKey().size())
                 .withDetail("listening", listener.isListening());
-        if (refresher.lastSuccess() != null) {
-            health.withDetail("lastRefresh", refresher.lastSuccess().toString())
-                    .withDetail("snapshotAgeMillis", refresher.snapshotAge().toMillis());
+        Optional<Duration> age = status.snapshotAge();
+        if (age.isPresent()) {
+            // The age is measured on the monotonic clock; the wall clock only turns it into a time to show.
+            health.withDetail("lastRefresh", Instant.now().minus(age.get()).toString())
+                    .withDetail("snapshotAgeMillis", age.get().toMillis());
         }
-        if (refresher.lastError() != null) {
-            health.withDetail("error", refresher.lastError());
+        refresher.snapshotFile().ifPresent(file -> health.withDetail("snapshotFile", file.path().toString()));
+        if (status.lastError() != null) {
+            health.withDetail("error", status.lastError());
         }
         return health.build();
     }

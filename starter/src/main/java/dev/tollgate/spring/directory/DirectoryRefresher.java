@@ -1,238 +1,230 @@
 package dev.tollgate.spring.directory;
 
-import dev.tollgate.core.DaemonThreads;
-import dev.tollgate.core.RateLimitRule;
-import dev.tollgate.core.RuleScope;
-import dev.tollgate.core.RuleSet;
-import dev.tollgate.core.LayeredMap;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
+import dev.tollgate.core.MonotonicClock;
+import dev.tollgate.core.SerialScheduler;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the {@link Directory} in step with PostgreSQL, on one background thread.
+ * Keeps the {@link Directory} in step with PostgreSQL. It decides when to refresh and which step to
+ * take, one step at a time on its own {@link SerialScheduler}; the steps are done by
+ * {@link DatabasePreparation}, {@link DirectoryLoader}, {@link ChangeLogCatchUp} and
+ * {@link ChangeLogPruning}, their outcome is kept in {@link RefreshStatus}, and each new snapshot is
+ * saved by the {@link SnapshotSaver}.
  *
+ * <p>When: at {@link #start()}; whenever {@link #refreshSoon()} is called (a change notification, see
+ * there); every {@code refreshInterval} (the poll, a safety net for missed notifications); and
+ * {@code retryDelay} after a failure.
+ *
+ * <p>Which step:
  * <ul>
- *   <li>At start: migrate (optionally) and load everything; if the database is unreachable, the
- *       gateway serves meanwhile (see {@link UnverifiedKeyPolicy}) and this retries every
- *       {@code retryDelay}.</li>
- *   <li>Then, on every change notification and every {@code refreshInterval}: read the change log
- *       since the last change seen and re-read only the rules and keys it names. The cost grows
- *       with the number of changes, not with the number of rules.</li>
- *   <li>Every {@code fullReloadInterval}, and whenever the change log no longer reaches back to the
- *       last change seen (this instance was cut off for longer than the retention): load
- *       everything again.</li>
+ *   <li>Nothing read from the database yet by this process: migrate and seed ({@link DatabasePreparation}),
+ *       then load everything.</li>
+ *   <li>{@code fullReloadInterval} since the last full load: load everything, then prune the change log.</li>
+ *   <li>Otherwise: catch up with the change log; load everything if it no longer reaches back to the
+ *       last change seen.</li>
  * </ul>
+ * If the database cannot be read, what is in memory stays in force; if nothing is, the snapshot
+ * saved on disk by an earlier run is restored (once), so the instance checks API keys and applies
+ * each tenant's rules until PostgreSQL answers; without one the default rule applies (see
+ * {@link UnverifiedKeyPolicy}).
  *
- * <p>If the database goes away, the last snapshot stays in force and refreshes are retried.
- *
- * <p>Bound: a change is seen at the next refresh after its transaction commits, unless that
+ * <p>Bound: a change is seen at the first refresh after its transaction commits, unless that
  * transaction committed after more than {@code changeLookback} newer changes had been read, in
- * which case it is seen at the next full reload.
+ * which case it is seen at the next full load. Intervals are measured on the scheduler's
+ * {@link MonotonicClock}.
  */
 public final class DirectoryRefresher implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(DirectoryRefresher.class);
 
-    private final DirectoryRepository repository;
-    private final Directory directory;
-    private final RateLimitRule defaultRule;
-    private final Settings settings;
-    private final ScheduledExecutorService executor;
-    private final AtomicBoolean refreshQueued = new AtomicBoolean();
-    private final Counter rejectedRows;
-    private volatile Instant lastSuccess;
-    private volatile String lastError;
-    private final List<DirectorySeed> seeds;
-    private volatile boolean migrated;
-    private volatile boolean seeded;
-    private Instant lastFullLoad;
-    private volatile boolean startupDone;
-
-    /** The refresher's timing (see {@code tollgate.directory.*}). */
+    /** The refresher's timing and steps (see {@code tollgate.directory.*}). */
     public record Settings(Duration refreshInterval, Duration fullReloadInterval, Duration retryDelay,
                            Duration changeRetention, int changeLookback, boolean migrate) {
     }
 
-    public DirectoryRefresher(DirectoryRepository repository, Directory directory, RateLimitRule defaultRule,
-                              Settings settings, MeterRegistry meters, List<DirectorySeed> seeds) {
-        this.repository = repository;
-        this.seeds = List.copyOf(seeds);
-        this.directory = directory;
-        this.defaultRule = defaultRule;
-        this.settings = settings;
-        this.executor = DaemonThreads.scheduler("tollgate-directory");
-        this.rejectedRows = Counter.builder("tollgate.directory.rejected.rows")
-                .description("Rule rows skipped because they break a rule's constraints")
-                .register(meters);
-        Gauge.builder("tollgate.directory.rules", directory, d -> d.snapshot().rules().size())
-                .description("Rules held in memory (the default rule not counted)").register(meters);
-        Gauge.builder("tollgate.directory.keys", directory, d -> d.snapshot().tenantByKey().size())
-                .description("Active API keys held in memory").register(meters);
-        Gauge.builder("tollgate.directory.snapshot.age", this, r -> r.snapshotAge().toMillis() / 1000.0)
-                .description("Seconds since the in-memory rules were last confirmed against the database"
-                        + " (NaN before the first load)")
-                .baseUnit("seconds").register(meters);
-    }
+    private final Directory directory;
+    private final Settings settings;
+    private final SerialScheduler scheduler;
+    private final MonotonicClock clock;
+    private final DatabasePreparation preparation;
+    private final DirectoryLoader loader;
+    private final ChangeLogCatchUp catchUp;
+    private final ChangeLogPruning pruning;
+    private final RefreshStatus status;
+    private final Optional<SnapshotFile> snapshotFile;
+    private final SerialScheduler snapshotWriter;
+    private final Optional<SnapshotSaver> saver;
+    private final AtomicBoolean refreshQueued = new AtomicBoolean();
+    private final CountDownLatch firstAttempt = new CountDownLatch(1);
+    // Touched on the scheduler's thread only.
+    private boolean readFromDatabase;
+    private long lastFullLoadNanos;
+    private boolean savedSnapshotTried;
+    private boolean loadedAll;
 
     /**
-     * Starts loading in the background and waits up to {@code firstAttemptTimeout} for the first
-     * attempt to end, so that an instance with a reachable database starts with its rules, and one
-     * without does not hang.
+     * @param directory    holds the snapshot in force; its initial one gives the default rule
+     * @param snapshotFile where snapshots are saved and, at start without a database, restored from; null for none
+     * @param scheduler    runs the refreshes, and measures the intervals
      */
-    public void start(Duration firstAttemptTimeout) {
-        java.util.concurrent.CountDownLatch firstAttempt = new java.util.concurrent.CountDownLatch(1);
-        executor.execute(() -> {
+    public DirectoryRefresher(DirectoryRepository repository, Directory directory, Settings settings,
+                              MeterRegistry meters, List<DirectorySeed> seeds, List<ChangeLogFollower> followers,
+                              SnapshotFile snapshotFile, SerialScheduler scheduler) {
+        this.directory = directory;
+        this.settings = settings;
+        this.scheduler = scheduler;
+        this.clock = scheduler.clock();
+        MalformedRows malformedRows = new MalformedRows(meters);
+        this.preparation = new DatabasePreparation(repository, settings.migrate(), seeds);
+        this.loader = new DirectoryLoader(repository, directory.snapshot().rules().defaultRule(), malformedRows,
+                followers, clock);
+        this.catchUp = new ChangeLogCatchUp(repository, settings.changeLookback(), malformedRows, followers);
+        this.pruning = new ChangeLogPruning(repository, settings.changeRetention());
+        this.status = new RefreshStatus(clock);
+        this.snapshotFile = Optional.ofNullable(snapshotFile);
+        this.snapshotWriter = snapshotFile == null ? null : SerialScheduler.daemonThread("tollgate-directory-saver");
+        this.saver = this.snapshotFile.map(file -> new SnapshotSaver(file, snapshotWriter::execute));
+        DirectoryGauges.register(meters, directory, status);
+    }
+
+    /** Starts refreshing: the first attempt at once, then the poll every {@code refreshInterval}. */
+    public void start() {
+        scheduler.execute(() -> {
             try {
                 refresh();
             } finally {
                 firstAttempt.countDown();
             }
         });
-        long period = settings.refreshInterval().toMillis();
-        executor.scheduleWithFixedDelay(this::refresh, period, period, TimeUnit.MILLISECONDS);
+        scheduler.schedule(this::poll, settings.refreshInterval());
+    }
+
+    /**
+     * Waits up to {@code timeout} for the first attempt to end, so that an instance with a reachable
+     * database starts with its rules, and one without does not hang; start-up is done after it.
+     */
+    public void awaitFirstAttempt(Duration timeout) {
         try {
-            if (!firstAttempt.await(firstAttemptTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                log.warn("Rules and keys not loaded within {} ms; starting with the default rule", firstAttemptTimeout.toMillis());
+            if (!firstAttempt.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                log.warn("Rules and keys not loaded within {} ms; starting without them", timeout.toMillis());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            startupDone = true;
+            status.startupDone();
         }
     }
 
-    /** Whether start-up has finished waiting for the first load (loaded or not). */
-    public boolean isStartupDone() {
-        return startupDone;
-    }
-
-    /** Asks for a refresh as soon as possible; requests made while one is queued are merged. */
+    /**
+     * The one place where "the directory may have changed" arrives: a change notification
+     * ({@link ChangeListener}), the listener (re)connecting after it may have missed some, an admin
+     * write committed. Asks for a refresh as soon as possible; requests made while one is queued are
+     * merged into it.
+     */
     public void refreshSoon() {
         if (refreshQueued.compareAndSet(false, true)) {
-            executor.execute(() -> {
+            scheduler.execute(() -> {
                 refreshQueued.set(false);
                 refresh();
             });
         }
     }
 
-    /** Whether the last attempt to read the database succeeded. */
-    public boolean isDatabaseReachable() {
-        return lastError == null && lastSuccess != null;
+    public RefreshStatus status() {
+        return status;
     }
 
-    public String lastError() {
-        return lastError;
+    /** Where snapshots are saved, if anywhere. */
+    public Optional<SnapshotFile> snapshotFile() {
+        return snapshotFile;
     }
 
-    /** Time since the snapshot was last confirmed against the database; {@code null}-safe. */
-    public Duration snapshotAge() {
-        Instant at = lastSuccess;
-        return at == null ? Duration.ofMillis(Long.MAX_VALUE / 1000) : Duration.between(at, Instant.now());
-    }
-
-    public Instant lastSuccess() {
-        return lastSuccess;
+    private void poll() {
+        try {
+            refresh();
+        } finally {
+            scheduler.schedule(this::poll, settings.refreshInterval());
+        }
     }
 
     private void refresh() {
         try {
             DirectorySnapshot current = directory.snapshot();
-            if (!current.loaded()) {
-                if (settings.migrate() && !migrated) {
-                    repository.migrate();
-                    migrated = true;
-                }
-                if (!seeded) {
-                    for (DirectorySeed seed : seeds) {
-                        seed.seed(repository);
-                    }
-                    seeded = true;
-                }
-                fullLoad();
-            } else if (Duration.between(lastFullLoad, Instant.now()).compareTo(settings.fullReloadInterval()) >= 0) {
-                fullLoad();
-                int pruned = repository.pruneChanges(settings.changeRetention());
-                log.debug("Pruned {} change-log rows", pruned);
-            } else {
-                applyChanges(current);
+            loadedAll = false;
+            DirectorySnapshot next = nextSnapshot(current);
+            directory.replace(next);
+            // Saved after every full load (so at least every full-reload interval) and every change.
+            if (loadedAll || next.cursor() != current.cursor()) {
+                saver.ifPresent(s -> s.save(next));
             }
-            if (lastError != null) {
+            if (status.lastError() != null) {
                 log.info("Rules and keys refreshed from PostgreSQL again");
             }
-            lastError = null;
+            status.succeeded();
         } catch (Exception e) {
-            boolean firstFailure = lastError == null;
-            lastError = e.getClass().getSimpleName() + ": " + e.getMessage();
+            boolean firstFailure = status.failed(e);
+            if (!directory.snapshot().loaded() && !savedSnapshotTried) {
+                savedSnapshotTried = true;
+                restoreSavedSnapshot();
+            }
             if (firstFailure) {
                 log.warn("Cannot read rules and keys from PostgreSQL ({}); {}; retrying every {} ms",
-                        lastError, directory.snapshot().loaded()
-                                ? "the last snapshot stays in force"
+                        status.lastError(), directory.snapshot().loaded()
+                                ? "the " + (directory.snapshot().origin() == DirectorySnapshot.Origin.SAVED_FILE
+                                        ? "saved" : "last") + " snapshot stays in force"
                                 : "serving with the default rule meanwhile",
                         settings.retryDelay().toMillis());
             }
-            executor.schedule(this::refreshSoon, settings.retryDelay().toMillis(), TimeUnit.MILLISECONDS);
+            scheduler.schedule(this::refreshSoon, settings.retryDelay());
         }
     }
 
-    private void fullLoad() throws Exception {
-        long start = System.nanoTime();
-        DirectoryRepository.FullLoad load = repository.loadAll(this::reject);
-        RuleSet rules = RuleSet.of(defaultRule, load.rules());
-        directory.replace(new DirectorySnapshot(true, rules, LayeredMap.of(load.tenantByKey()), load.cursor(),
-                Instant.now()));
-        lastFullLoad = Instant.now();
-        lastSuccess = lastFullLoad;
-        log.info("Loaded {} rules and {} API keys from PostgreSQL in {} ms", rules.size(), load.tenantByKey().size(),
-                (System.nanoTime() - start) / 1_000_000);
+    private DirectorySnapshot nextSnapshot(DirectorySnapshot current) throws Exception {
+        if (!readFromDatabase) {
+            preparation.ensureDone();
+            DirectorySnapshot loaded = fullLoad();
+            readFromDatabase = true;
+            return loaded;
+        }
+        if (clock.nanoTime() - lastFullLoadNanos >= settings.fullReloadInterval().toNanos()) {
+            DirectorySnapshot loaded = fullLoad();
+            pruning.prune();
+            return loaded;
+        }
+        Optional<DirectorySnapshot> caughtUp = catchUp.apply(current);
+        return caughtUp.isPresent() ? caughtUp.get() : fullLoad();
     }
 
-    private void applyChanges(DirectorySnapshot current) throws Exception {
-        long oldest = repository.oldestChangeId();
-        if (oldest > current.cursor() + 1 && current.cursor() > 0) {
-            log.info("Change log no longer reaches change {} (oldest is {}): reloading everything",
-                    current.cursor(), oldest);
-            fullLoad();
-            return;
-        }
-        List<DirectoryChange> changes = repository.changesAfter(Math.max(0, current.cursor() - settings.changeLookback()));
-        Set<RuleScope> scopes = new HashSet<>();
-        Set<String> keys = new HashSet<>();
-        long cursor = current.cursor();
-        for (DirectoryChange change : changes) {
-            if (change.isRule()) {
-                scopes.add(new RuleScope(change.tenant(), change.route()));
-            } else {
-                keys.add(change.keyHash());
-            }
-            cursor = Math.max(cursor, change.id());
-        }
-        // Re-reading rows already applied is harmless: each is read as it is now.
-        directory.replace(new DirectorySnapshot(true,
-                current.rules().withChanges(repository.currentRules(scopes, this::reject)),
-                current.tenantByKey().with(repository.currentKeys(keys)),
-                cursor, Instant.now()));
-        lastSuccess = Instant.now();
+    private DirectorySnapshot fullLoad() throws Exception {
+        DirectorySnapshot loaded = loader.loadAll();
+        lastFullLoadNanos = clock.nanoTime();
+        loadedAll = true;
+        return loaded;
     }
 
-    private void reject(String problem) {
-        rejectedRows.increment();
-        log.warn("Skipped a malformed row: {}", problem);
+    private void restoreSavedSnapshot() {
+        snapshotFile.flatMap(file -> file.read(directory.snapshot().rules().defaultRule())).ifPresent(restored -> {
+            directory.replace(restored.snapshot());
+            status.restored(restored.age());
+            log.warn("Serving the directory snapshot saved {} s ago ({} rules, {} API keys) until PostgreSQL"
+                    + " can be read", restored.age().toSeconds(), restored.snapshot().rules().size(),
+                    restored.snapshot().tenantByKey().size());
+        });
     }
 
     @Override
     public void close() {
-        executor.shutdownNow();
+        scheduler.close();
+        if (snapshotWriter != null) {
+            snapshotWriter.close();
+        }
     }
 }

@@ -23,8 +23,8 @@ import org.flywaydb.core.Flyway;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Every SQL statement Tollgate runs: the loads and change reads of the refresher, and the writes of
- * the admin API. Blocking JDBC: never call it on the request path or an event-loop thread.
+ * Every SQL statement of the rules and keys: the loads and change reads of the refresher, and the
+ * writes of the admin API. Blocking JDBC: never call it on the request path or an event-loop thread.
  */
 public final class DirectoryRepository {
 
@@ -170,10 +170,13 @@ public final class DirectoryRepository {
         return current;
     }
 
-    /** Deletes change-log rows older than {@code retention}; returns how many. */
+    /**
+     * Deletes change-log rows older than {@code retention} by the database's clock, the one that
+     * stamped {@code changed_at}; returns how many.
+     */
     public int pruneChanges(Duration retention) {
-        return jdbc.update("DELETE FROM directory_change WHERE changed_at < ?",
-                Timestamp.from(Instant.now().minus(retention)));
+        return jdbc.update("DELETE FROM directory_change WHERE changed_at < now() - ? * interval '1 millisecond'",
+                retention.toMillis());
     }
 
     // ---- admin API ----

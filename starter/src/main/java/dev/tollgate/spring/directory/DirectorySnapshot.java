@@ -3,24 +3,52 @@ package dev.tollgate.spring.directory;
 import dev.tollgate.core.LayeredMap;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleSet;
-import java.time.Instant;
 import java.util.List;
 
 /**
  * Everything the request path needs from the database, immutable: the rules and which tenant each
  * API key hash belongs to, as of change {@code cursor} of the change log.
  *
- * @param loaded      whether this came from the database at all (false until the first load)
+ * @param origin      where it came from: nowhere yet, the database, or the snapshot saved on disk
  * @param rules       the rules, with the configured default
  * @param tenantByKey tenant by SHA-256 (hex) of an active API key
  * @param cursor      id of the last change-log row reflected here
- * @param refreshedAt when this was last confirmed against the database
  */
-public record DirectorySnapshot(boolean loaded, RuleSet rules, LayeredMap<String, String> tenantByKey,
-                                long cursor, Instant refreshedAt) {
+public record DirectorySnapshot(Origin origin, RuleSet rules, LayeredMap<String, String> tenantByKey, long cursor) {
 
-    /** What the gateway has before the database has been read: the default rule, no keys. */
+    /** Where a snapshot came from. */
+    public enum Origin {
+        /** Nothing read yet: the default rule, no keys (see {@link UnverifiedKeyPolicy}). */
+        NOT_LOADED("none"),
+        /** Read from PostgreSQL by this instance. */
+        DATABASE("database"),
+        /** Read at start from the last snapshot this instance (or one sharing its folder) saved. */
+        SAVED_FILE("saved-file");
+
+        private final String tag;
+
+        Origin(String tag) {
+            this.tag = tag;
+        }
+
+        /** As shown in health details. */
+        public String tag() {
+            return tag;
+        }
+    }
+
+    /** What the gateway has before anything has been read: the default rule, no keys. */
     public static DirectorySnapshot notLoaded(RateLimitRule defaultRule) {
-        return new DirectorySnapshot(false, RuleSet.of(defaultRule, List.of()), LayeredMap.empty(), 0, null);
+        return new DirectorySnapshot(Origin.NOT_LOADED, RuleSet.of(defaultRule, List.of()), LayeredMap.empty(), 0);
+    }
+
+    /** A snapshot read from the database. */
+    public static DirectorySnapshot fromDatabase(RuleSet rules, LayeredMap<String, String> tenantByKey, long cursor) {
+        return new DirectorySnapshot(Origin.DATABASE, rules, tenantByKey, cursor);
+    }
+
+    /** Whether API keys can be checked: something was read, from the database or the saved file. */
+    public boolean loaded() {
+        return origin != Origin.NOT_LOADED;
     }
 }

@@ -2,7 +2,8 @@ package dev.tollgate.spring.directory;
 
 /**
  * What to do with requests while no API key can be checked, because the database has been
- * unreachable since this instance started (once loaded, the last snapshot stays in force).
+ * unreachable since this instance started and no snapshot it saved could be restored (see
+ * {@link SnapshotFile}; once anything is loaded, the last snapshot stays in force).
  */
 public enum UnverifiedKeyPolicy {
     /**

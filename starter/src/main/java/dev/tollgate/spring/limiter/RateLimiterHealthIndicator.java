@@ -1,6 +1,8 @@
 package dev.tollgate.spring.limiter;
 
 import dev.tollgate.redis.RedisConnector;
+import dev.tollgate.spring.health.TollgateStatus;
+import dev.tollgate.spring.instances.LiveInstances;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -14,7 +16,7 @@ import org.springframework.boot.health.contributor.Status;
  */
 public final class RateLimiterHealthIndicator implements HealthIndicator {
 
-    public static final Status DEGRADED = new Status("DEGRADED",
+    public static final Status DEGRADED = TollgateStatus.degraded(
             "Redis is slow or unreachable: each instance enforces its share of the limits locally");
 
     private final CircuitBreaker breaker;
@@ -30,13 +32,14 @@ public final class RateLimiterHealthIndicator implements HealthIndicator {
     @Override
     public Health health() {
         CircuitBreaker.State state = breaker.getState();
+        LiveInstances.Count count = instances.current();
         boolean redisPath = connector.isConnected() && state == CircuitBreaker.State.CLOSED;
         return Health.status(redisPath ? Status.UP : DEGRADED)
                 .withDetail("mode", redisPath ? DecisionSource.REDIS.tag() : DecisionSource.LOCAL_FALLBACK.tag())
                 .withDetail("redisConnected", connector.isConnected())
                 .withDetail("circuitBreaker", state.name())
-                .withDetail("liveInstances", instances.count())
-                .withDetail("liveInstancesSource", instances.isLearnt() ? "heartbeat" : "configured")
+                .withDetail("liveInstances", count.instances())
+                .withDetail("liveInstancesSource", count.source())
                 .build();
     }
 }

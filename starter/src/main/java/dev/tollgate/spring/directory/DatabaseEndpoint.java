@@ -1,4 +1,4 @@
-package dev.tollgate.spring.autoconfigure;
+package dev.tollgate.spring.directory;
 
 /** Where PostgreSQL is: from {@code spring.datasource.*}, or the embedded server in dev mode. */
 public record DatabaseEndpoint(String url, String username, String password) {

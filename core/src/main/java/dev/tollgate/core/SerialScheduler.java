@@ -1,0 +1,54 @@
+package dev.tollgate.core;
+
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs one component's background tasks one at a time, each as soon as possible or after a delay
+ * measured on {@link #clock()}. Production code uses {@link #daemonThread(String)}; tests use
+ * {@code ManualScheduler} (core's test-jar), which runs the tasks that fall due when the test moves
+ * its {@code ManualClock}, so that a 30 s period is tested without waiting 30 s.
+ */
+public interface SerialScheduler extends AutoCloseable {
+
+    /** Runs {@code task} as soon as the tasks before it are done. */
+    void execute(Runnable task);
+
+    /** Runs {@code task} once, {@code delay} from now on {@link #clock()}. */
+    void schedule(Runnable task, Duration delay);
+
+    /** The clock the delays are measured on. */
+    MonotonicClock clock();
+
+    /** Drops the tasks not run yet and interrupts the one running, if any. */
+    @Override
+    void close();
+
+    /** A daemon thread named {@code name}, on the JVM's monotonic clock. */
+    static SerialScheduler daemonThread(String name) {
+        ScheduledExecutorService executor = DaemonThreads.scheduler(name);
+        return new SerialScheduler() {
+            @Override
+            public void execute(Runnable task) {
+                executor.execute(task);
+            }
+
+            @Override
+            public void schedule(Runnable task, Duration delay) {
+                executor.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+            }
+
+            @Override
+            public MonotonicClock clock() {
+                // The executor's delays are on System.nanoTime() too.
+                return MonotonicClock.system();
+            }
+
+            @Override
+            public void close() {
+                executor.shutdownNow();
+            }
+        };
+    }
+}

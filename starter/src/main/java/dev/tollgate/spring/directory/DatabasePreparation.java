@@ -1,0 +1,38 @@
+package dev.tollgate.spring.directory;
+
+import java.util.List;
+
+/**
+ * What is done to the database once per process, before the first load: apply the schema migrations
+ * (unless {@code tollgate.directory.migrate=false}), then write the {@link DirectorySeed}s (dev mode's
+ * demo data). Each step is retried at the next refresh until it succeeds, and never repeated after.
+ * Runs on the refresher's thread only.
+ */
+final class DatabasePreparation {
+
+    private final DirectoryRepository repository;
+    private final boolean migrate;
+    private final List<DirectorySeed> seeds;
+    private boolean migrated;
+    private boolean seeded;
+
+    DatabasePreparation(DirectoryRepository repository, boolean migrate, List<DirectorySeed> seeds) {
+        this.repository = repository;
+        this.migrate = migrate;
+        this.seeds = List.copyOf(seeds);
+    }
+
+    /** Does what is still to do; throws if the database cannot be reached. */
+    void ensureDone() {
+        if (migrate && !migrated) {
+            repository.migrate();
+            migrated = true;
+        }
+        if (!seeded) {
+            for (DirectorySeed seed : seeds) {
+                seed.seed(repository);
+            }
+            seeded = true;
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package dev.tollgate.spring.directory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tollgate.core.LayeredMap;
+import dev.tollgate.core.RateLimitRule;
+import dev.tollgate.core.RuleScope;
+import dev.tollgate.core.RuleSet;
+import dev.tollgate.core.ScopedRule;
+import dev.tollgate.spring.localstate.LocalStateDirectory;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+@ExtendWith(OutputCaptureExtension.class)
+class SnapshotFileTest {
+
+    private static final DatabaseEndpoint DATABASE =
+            new DatabaseEndpoint("jdbc:postgresql://db:5432/tollgate?password=secret", "gateway", "secret");
+    private static final RateLimitRule DEFAULT = RateLimitRule.of(20, 10);
+    private static final RateLimitRule EXACT = new RateLimitRule(200, 0.125, 3, false, 4);
+    private static final RateLimitRule SHADOW = RateLimitRule.of(50, 5).asShadow();
+
+    @TempDir
+    Path temporary;
+
+    private String key;
+    private DirectorySnapshot snapshot;
+
+    @BeforeEach
+    void snapshot() {
+        key = ApiKeys.generate();
+        RuleSet rules = RuleSet.of(RateLimitRule.of(1, 1), List.of(
+                new ScopedRule("shop-a", "create-order", EXACT),
+                new ScopedRule("shop-a", ScopedRule.ANY_ROUTE, SHADOW)));
+        snapshot = DirectorySnapshot.fromDatabase(rules,
+                LayeredMap.of(Map.of(ApiKeys.hash(key), "shop-a", ApiKeys.hash("other"), "shop-b")), 42);
+    }
+
+    private SnapshotFile file(DatabaseEndpoint database) {
+        return new SnapshotFile(new LocalStateDirectory(temporary), database);
+    }
+
+    @Test
+    void aSavedSnapshotComesBackWithTheReadersDefaultRule() throws IOException {
+        file(DATABASE).save(snapshot);
+
+        SnapshotFile.Restored restored = file(DATABASE).read(DEFAULT).orElseThrow();
+        DirectorySnapshot back = restored.snapshot();
+        assertThat(back.origin()).isEqualTo(DirectorySnapshot.Origin.SAVED_FILE);
+        assertThat(back.loaded()).isTrue();
+        assertThat(back.cursor()).isEqualTo(42);
+        assertThat(back.rules().ruleAt(new RuleScope("shop-a", "create-order"))).isEqualTo(EXACT);
+        assertThat(back.rules().ruleAt(new RuleScope("shop-a", ScopedRule.ANY_ROUTE))).isEqualTo(SHADOW);
+        assertThat(back.rules().size()).isEqualTo(2);
+        assertThat(back.rules().defaultRule()).isEqualTo(DEFAULT);
+        assertThat(back.tenantByKey().get(ApiKeys.hash(key))).isEqualTo("shop-a");
+        assertThat(back.tenantByKey().get(ApiKeys.hash("other"))).isEqualTo("shop-b");
+        assertThat(back.tenantByKey().size()).isEqualTo(2);
+        assertThat(restored.age()).isBetween(Duration.ZERO, Duration.ofMinutes(1));
+    }
+
+    @Test
+    void itHoldsKeyHashesNeverKeysNorTheDatabasePassword() throws IOException {
+        file(DATABASE).save(snapshot);
+        String content = new String(Files.readAllBytes(file(DATABASE).path()), StandardCharsets.ISO_8859_1);
+        assertThat(content).contains(ApiKeys.hash(key)).doesNotContain(key).doesNotContain("secret");
+    }
+
+    @Test
+    void noFileIsNoSnapshot(CapturedOutput output) {
+        assertThat(file(DATABASE).read(DEFAULT)).isEmpty();
+        assertThat(output).contains("No saved directory snapshot at " + file(DATABASE).path());
+    }
+
+    @Test
+    void aCorruptFileIsRefusedSayingSo(CapturedOutput output) throws IOException {
+        file(DATABASE).save(snapshot);
+        byte[] bytes = Files.readAllBytes(file(DATABASE).path());
+        bytes[bytes.length / 2] ^= 0x01;
+        Files.write(file(DATABASE).path(), bytes);
+
+        assertThat(file(DATABASE).read(DEFAULT)).isEmpty();
+        assertThat(output).contains("Refusing the saved directory snapshot " + file(DATABASE).path()
+                + ": its SHA-256 does not match its content (corrupt or truncated); starting without it");
+    }
+
+    @Test
+    void aTruncatedFileIsRefused(CapturedOutput output) throws IOException {
+        file(DATABASE).save(snapshot);
+        byte[] bytes = Files.readAllBytes(file(DATABASE).path());
+        Files.write(file(DATABASE).path(), java.util.Arrays.copyOf(bytes, bytes.length - 40));
+
+        assertThat(file(DATABASE).read(DEFAULT)).isEmpty();
+        assertThat(output).contains("its SHA-256 does not match its content (corrupt or truncated)");
+    }
+
+    @Test
+    void aSnapshotOfAnotherDatabaseIsRefused(CapturedOutput output) throws IOException {
+        file(DATABASE).save(snapshot);
+        DatabaseEndpoint other = new DatabaseEndpoint("jdbc:postgresql://other:5432/tollgate", "gateway", "");
+
+        assertThat(file(other).read(DEFAULT)).isEmpty();
+        assertThat(output).contains("it was saved from another database than jdbc:postgresql://other:5432/tollgate"
+                + " as user 'gateway'");
+        // The same database named with other query parameters is the same database.
+        DatabaseEndpoint sameWithOptions = new DatabaseEndpoint("jdbc:postgresql://db:5432/tollgate?ssl=true",
+                "gateway", "secret");
+        assertThat(file(sameWithOptions).read(DEFAULT)).isPresent();
+    }
+
+    @Test
+    void aFileThatIsNoSnapshotOrOfAnotherFormatIsRefused(CapturedOutput output) throws IOException {
+        Files.writeString(file(DATABASE).path(), "instances=3\n");
+        assertThat(file(DATABASE).read(DEFAULT)).isEmpty();
+        assertThat(output).contains("it is not a Tollgate directory snapshot");
+
+        file(DATABASE).save(snapshot);
+        byte[] bytes = Files.readAllBytes(file(DATABASE).path());
+        int versionAt = "TOLLGATE-DIRECTORY-SNAPSHOT\n".length();
+        ByteBuffer.wrap(bytes).putInt(versionAt, SnapshotFile.FORMAT_VERSION + 1);
+        Files.write(file(DATABASE).path(), bytes);
+        assertThat(file(DATABASE).read(DEFAULT)).isEmpty();
+        assertThat(output).contains("it is in format 2, this Tollgate reads format 1");
+    }
+
+    @Test
+    void theSaverWritesTheNewestSnapshot() throws IOException {
+        SnapshotFile target = file(DATABASE);
+        SnapshotSaver saver = new SnapshotSaver(target, Runnable::run);
+        saver.save(DirectorySnapshot.fromDatabase(RuleSet.of(DEFAULT, List.of()), LayeredMap.empty(), 1));
+        saver.save(snapshot);
+
+        Optional<SnapshotFile.Restored> restored = target.read(DEFAULT);
+        assertThat(restored).isPresent();
+        assertThat(restored.get().snapshot().cursor()).isEqualTo(42);
+    }
+}
