@@ -6,7 +6,6 @@ import dev.tollgate.core.LayeredMap;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleSet;
 import dev.tollgate.spring.tenant.TenantLookup;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -16,8 +15,8 @@ class DirectoryLookupTest {
     private static final RateLimitRule DEFAULT = RateLimitRule.of(3, 1);
 
     private static DirectorySnapshot loadedWith(String key, String tenant) {
-        return new DirectorySnapshot(true, RuleSet.of(DEFAULT, List.of()),
-                LayeredMap.of(Map.of(ApiKeys.hash(key), tenant)), 1, Instant.EPOCH);
+        return DirectorySnapshot.fromDatabase(RuleSet.of(DEFAULT, List.of()),
+                LayeredMap.of(Map.of(ApiKeys.hash(key), tenant)), 1);
     }
 
     @Test
