@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,7 +17,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
-/** The README's first command: dev mode serves the demo with nothing installed, and stops cleanly. */
+/**
+ * The README's first command: dev mode serves the demo with nothing installed, on this machine only,
+ * and stops cleanly.
+ */
 class DevModeTest {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -36,9 +41,26 @@ class DevModeTest {
             assertThat(codes).containsExactly(200, 200, 429);
             assertThat(send(port, "GET", "/orders", "shop-a").body()).contains("tollgate-demo");
             assertThat(devRedis.isAlive()).isTrue();
+
+            // Loopback only: 127.0.0.2 is this machine too, but not the address the ports are bound to.
+            int managementPort = Integer.parseInt(dev.getEnvironment().getRequiredProperty("local.management.port"));
+            for (int p : new int[] {port, managementPort}) {
+                assertThat(accepts("127.0.0.1", p)).as("127.0.0.1:%d", p).isTrue();
+                assertThat(accepts("127.0.0.2", p)).as("127.0.0.2:%d", p).isFalse();
+            }
         }
         assertThat(devRedis.isAlive()).isFalse();
         assertThat(devPostgres.isRunning()).isFalse();
+    }
+
+    /** Whether a TCP connection to {@code host:port} is accepted. */
+    private static boolean accepts(String host, int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(host, port), 2_000);
+            return true;
+        } catch (IOException refused) {
+            return false;
+        }
     }
 
     private static HttpResponse<String> send(int port, String method, String path, String apiKey)

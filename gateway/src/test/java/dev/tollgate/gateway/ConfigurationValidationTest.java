@@ -1,5 +1,6 @@
 package dev.tollgate.gateway;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tollgate.testkit.RedisServer;
@@ -51,5 +52,34 @@ class ConfigurationValidationTest {
         properties.putAll(RunningGateway.rule(1, "t", "r", 6, 1));
         assertThatThrownBy(() -> RunningGateway.start(withRedis(properties)))
                 .hasStackTraceContaining("duplicate rule for tenant 't' and route 'r'");
+    }
+
+    @Test
+    void anAdminTokenShorterThan16CharactersIsRefusedWithoutQuotingIt() {
+        assertThatThrownBy(() -> RunningGateway.start(withRedis(Map.of("tollgate.admin.token", "fifteen-chars!!"))))
+                .hasStackTraceContaining("tollgate.admin.token must be at least 16 characters, it has 15")
+                .satisfies(e -> assertThat(stackTrace(e)).doesNotContain("fifteen-chars!!"));
+    }
+
+    @Test
+    void aShortAdminTokenIsAcceptedWhereShortTokensAreExplicitlyAllowed() {
+        try (RunningGateway gateway = RunningGateway.start(withRedis(Map.of(
+                "tollgate.admin.token", "dev", "tollgate.admin.allow-short-token", "true")))) {
+            assertThat(gateway.port()).isPositive();
+        }
+    }
+
+    @Test
+    void aTenantHeaderThatIsNoHeaderNameIsRefused() {
+        assertThatThrownBy(() -> RunningGateway.start(withRedis(Map.of("tollgate.forwarding.tenant-header", "X Tenant"))))
+                .hasStackTraceContaining("tollgate.forwarding.tenant-header must be a header name, was 'X Tenant'");
+        assertThatThrownBy(() -> RunningGateway.start(withRedis(Map.of("tollgate.forwarding.tenant-header", "x-api-key"))))
+                .hasStackTraceContaining("tollgate.forwarding.tenant-header must differ from tollgate.api-key-header");
+    }
+
+    private static String stackTrace(Throwable e) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        e.printStackTrace(new java.io.PrintWriter(out));
+        return out.toString();
     }
 }

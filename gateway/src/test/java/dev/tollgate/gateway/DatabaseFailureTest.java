@@ -88,6 +88,9 @@ class DatabaseFailureTest {
         assertThat(first.statusCode()).isEqualTo(200);
         // The shared bucket's counters would tell one client about the others' traffic: not shown.
         assertThat(first.headers().map().keySet()).noneMatch(h -> h.toLowerCase().contains("ratelimit"));
+        // Nobody is verified: the backend gets no tenant, and still never the key.
+        assertThat(upstream.last().header("X-Tenant-Id")).isEmpty();
+        assertThat(upstream.last().header("X-Api-Key")).isEmpty();
         assertThat(gateway.send("POST", "/orders", "something-else").statusCode()).isEqualTo(200);
         assertThat(gateway.send("POST", "/orders", "a-third").statusCode()).isEqualTo(200);
         assertThat(gateway.send("POST", "/orders", "a-fourth").statusCode()).isEqualTo(429);

@@ -125,7 +125,7 @@ class DirectoryTest {
                 new String[] {"/admin/rules/" + "t".repeat(65) + "/r1", "{\"capacity\":5,\"refillPerSecond\":1}", "tenant"},
                 new String[] {"/admin/rules/t1/r%7B1", "{\"capacity\":5,\"refillPerSecond\":1}", "route"},
                 new String[] {"/admin/rules/t1/r1", "{\"capacity\":", "body"},
-                new String[] {"/admin/rules/t1/r1", "{\"capacity\":\"many\",\"refillPerSecond\":1}", "body"});
+                new String[] {"/admin/rules/t1/r1", "{\"capacity\":\"many\",\"refillPerSecond\":1}", "capacity"});
         for (String[] c : cases) {
             HttpResponse<String> r = a.admin("PUT", c[0], c[1], ADMIN_TOKEN);
             assertThat(r.statusCode()).as("%s %s -> %s", c[0], c[1], r.body()).isEqualTo(400);
@@ -171,6 +171,28 @@ class DirectoryTest {
         HttpResponse<String> revoked = b.send("GET", "/catalog/1", key);
         assertThat(revoked.body()).contains("urn:tollgate:problem:unknown-api-key");
         assertThat(a.admin("DELETE", "/admin/keys/999999", null, ADMIN_TOKEN).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void theBackendLearnsTheTenantFromTheGatewayAndNeverSeesTheKey() {
+        String key = createKey("forwarded");
+        await().atMost(Duration.ofSeconds(1)).until(() -> a.send("GET", "/catalog/1", key).statusCode() == 200);
+        TestUpstream.Received plain = upstream.last();
+        assertThat(plain.header("X-Api-Key")).isEmpty();
+        assertThat(plain.header("X-Tenant-Id")).containsExactly("forwarded");
+
+        // A client cannot name a tenant: whatever it sends in X-Tenant-Id is replaced, in any spelling.
+        RawHttp.Response spoofed;
+        try (RawHttp http = RawHttp.connect(a.port(), 10_000)) {
+            http.write("GET /catalog/2 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Api-Key: " + key + "\r\n"
+                    + "X-Tenant-Id: shop-a\r\nx-tenant-id: shop-b\r\nX-TENANT-ID: shop-c\r\nConnection: close\r\n\r\n");
+            spoofed = http.readResponse();
+        }
+        assertThat(spoofed.status()).isEqualTo(200);
+        TestUpstream.Received received = upstream.last();
+        assertThat(received.target()).isEqualTo("/catalog/2");
+        assertThat(received.header("X-Tenant-Id")).containsExactly("forwarded");
+        assertThat(received.header("X-Api-Key")).isEmpty();
     }
 
     @Test

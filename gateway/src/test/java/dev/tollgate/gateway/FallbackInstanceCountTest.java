@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import com.jayway.jsonpath.JsonPath;
 import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.spring.instances.LiveInstances;
+import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.testkit.FreePort;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
@@ -81,7 +82,7 @@ class FallbackInstanceCountTest {
         String key = JsonPath.read(first.admin("POST", "/admin/tenants/fleet/keys", null, ADMIN_TOKEN).body(), "$.key");
         for (RunningGateway gateway : fleet) {
             Directory directory = gateway.context().getBean(Directory.class);
-            await().atMost(Duration.ofSeconds(10)).until(() -> "fleet".equals(directory.tenantFor(key))
+            await().atMost(Duration.ofSeconds(10)).until(() -> TenantLookup.verified("fleet").equals(directory.lookup(key))
                     && directory.ruleFor("fleet", "create-order").capacity() == 30);
             // Redis has never answered: N can only come from the heartbeats in PostgreSQL.
             await().atMost(Duration.ofSeconds(10)).until(() -> instances(gateway).count() == 3);

@@ -6,6 +6,7 @@ import dev.tollgate.core.RuleSet;
 import dev.tollgate.spring.directory.ApiKeys;
 import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.spring.directory.DirectoryRepository;
+import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
 import com.zaxxer.hikari.HikariDataSource;
@@ -60,7 +61,7 @@ class LargeDirectoryLoadTest {
                     DatabaseGateways.properties(postgres, redis.port(), upstream.uri()))) {
                 Directory directory = gateway.context().getBean(Directory.class);
                 assertThat(directory.snapshot().rules().size()).isEqualTo(100_000);
-                assertThat(directory.tenantFor("key-77777")).isEqualTo("tenant-77777");
+                assertThat(directory.lookup("key-77777")).isEqualTo(TenantLookup.verified("tenant-77777"));
                 assertThat(directory.ruleFor("tenant-77777", "create-order").capacity()).isEqualTo(177);
                 assertThat(ApiKeys.hash("key-1")).hasSize(64);
                 assertThat(gateway.send("POST", "/orders", "key-42").headers().firstValue("X-RateLimit-Remaining"))

@@ -3,8 +3,6 @@ package dev.tollgate.spring.admin;
 import dev.tollgate.spring.autoconfigure.AdminProperties;
 import dev.tollgate.spring.directory.DirectoryRefresher;
 import dev.tollgate.spring.directory.DirectoryRepository;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -20,7 +18,8 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 /**
  * The admin API, {@code /admin/**}, registered in the management server's own context: it exists
  * only when the management port differs from the gateway port, so it can never be reached through
- * the public gateway port. Every request needs {@code Authorization: Bearer <tollgate.admin.token>};
+ * the public gateway port. Every request needs {@code Authorization: Bearer <tollgate.admin.token>}
+ * (the scheme in any case);
  * with no token configured, or with rules not in the database, every admin path answers 404 saying
  * why.
  */
@@ -41,7 +40,7 @@ public class AdminApiConfiguration {
             return RouterFunctions.route(RequestPredicates.path("/admin/**"),
                     request -> AdminProblems.notFound(why));
         }
-        byte[] expected = ("Bearer " + admin.token()).getBytes(StandardCharsets.UTF_8);
+        BearerCredentials credentials = new BearerCredentials(admin.token());
         AdminHandlers handlers = new AdminHandlers(repository.getObject(), refresher.getObject());
         log.info("Admin API on the management port under /admin");
         return RouterFunctions.route()
@@ -52,14 +51,9 @@ public class AdminApiConfiguration {
                 .POST("/admin/tenants/{tenant}/keys", handlers::createKey)
                 .GET("/admin/tenants/{tenant}/keys", handlers::listKeys)
                 .DELETE("/admin/keys/{id}", handlers::revokeKey)
-                .filter((request, next) -> {
-                    String header = request.headers().firstHeader(HttpHeaders.AUTHORIZATION);
-                    byte[] given = header == null ? new byte[0] : header.getBytes(StandardCharsets.UTF_8);
-                    if (!MessageDigest.isEqual(expected, given)) { // constant time
-                        return AdminProblems.unauthorized();
-                    }
-                    return next.handle(request);
-                })
+                .filter((request, next) -> credentials.matches(request.headers().firstHeader(HttpHeaders.AUTHORIZATION))
+                        ? next.handle(request)
+                        : AdminProblems.unauthorized())
                 .build();
     }
 }

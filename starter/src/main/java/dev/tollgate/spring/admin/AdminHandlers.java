@@ -12,14 +12,12 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.core.codec.DecodingException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.http.HttpStatus;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
-import org.springframework.web.server.ServerWebInputException;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -67,7 +65,12 @@ final class AdminHandlers {
             }
             int page = intParam(request, "page", 0, 0, Integer.MAX_VALUE);
             int size = intParam(request, "size", DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE);
-            DirectoryRepository.RulePage rules = repository.listRules(tenant, Math.multiplyExact(page, size), size);
+            long offset = (long) page * size;
+            if (offset > Integer.MAX_VALUE) {
+                throw new AdminRequestException("page", "page × size must be at most " + Integer.MAX_VALUE
+                        + ", was " + offset);
+            }
+            DirectoryRepository.RulePage rules = repository.listRules(tenant, (int) offset, size);
             return ServerResponse.ok().bodyValue(new RulePageView(
                     rules.rules().stream().map(RuleView::of).toList(), page, size, rules.total()));
         });
@@ -88,7 +91,7 @@ final class AdminHandlers {
     Mono<ServerResponse> putRule(ServerRequest request) {
         String tenant = request.pathVariable("tenant");
         String route = request.pathVariable("route");
-        return request.bodyToMono(RuleRequest.class)
+        return AdminBodies.read(request, RuleRequest.class)
                 .switchIfEmpty(Mono.error(new AdminRequestException("body", "a JSON body is required")))
                 .flatMap(body -> handle(() -> {
                     requireTenant(tenant);
@@ -124,7 +127,7 @@ final class AdminHandlers {
 
     Mono<ServerResponse> createKey(ServerRequest request) {
         String tenant = request.pathVariable("tenant");
-        return request.bodyToMono(KeyRequest.class)
+        return AdminBodies.read(request, KeyRequest.class)
                 .defaultIfEmpty(new KeyRequest(null))
                 .flatMap(body -> handle(() -> {
                     requireTenant(tenant);
@@ -154,7 +157,7 @@ final class AdminHandlers {
             try {
                 id = Long.parseLong(idText);
             } catch (NumberFormatException e) {
-                throw new AdminRequestException("id", "id must be a number, was '" + idText + "'");
+                throw new AdminRequestException("id", "id must be a number, was '" + Echo.of(idText) + "'");
             }
             return repository.revokeKey(id)
                     .map(key -> {
@@ -174,16 +177,15 @@ final class AdminHandlers {
     }
 
     private Mono<ServerResponse> errorResponse(Throwable e) {
-        if (e instanceof AdminRequestException bad) {
-            return AdminProblems.invalid(bad.field(), bad.getMessage());
-        }
-        if (e instanceof ServerWebInputException || e instanceof DecodingException) {
-            return AdminProblems.invalid("body", "the body is not valid JSON of the expected shape");
+        if (e instanceof AdminRequestException refused) {
+            return AdminProblems.refused(refused);
         }
         if (e instanceof DataIntegrityViolationException violation) {
-            // The database's constraints are the last line of defence; nothing was stored.
+            // The database's constraints are the last line of defence; nothing was stored. Its own words
+            // (which may quote the input, and describe the schema) go to the log, not to the client.
+            log.warn("Admin request refused by PostgreSQL: {}", violation.getMostSpecificCause().getMessage());
             return AdminProblems.problem(HttpStatus.BAD_REQUEST, "invalid-request",
-                    "The database refused the change: " + violation.getMostSpecificCause().getMessage());
+                    "The database refused the change; nothing was stored.");
         }
         if (e instanceof CannotGetJdbcConnectionException || e instanceof DataAccessResourceFailureException) {
             return AdminProblems.problem(HttpStatus.SERVICE_UNAVAILABLE, "database-unavailable",
@@ -195,13 +197,15 @@ final class AdminHandlers {
 
     private static void requireTenant(String tenant) {
         if (!Ids.isValidTenant(tenant)) {
-            throw new AdminRequestException("tenant", "tenant must be " + Ids.rule() + ", was '" + tenant + "'");
+            throw new AdminRequestException("tenant",
+                    "tenant must be " + Ids.rule() + ", was '" + Echo.of(tenant) + "'");
         }
     }
 
     private static void requireRoute(String route) {
         if (!Ids.isValidRoute(route)) {
-            throw new AdminRequestException("route", "route must be * or " + Ids.rule() + ", was '" + route + "'");
+            throw new AdminRequestException("route",
+                    "route must be * or " + Ids.rule() + ", was '" + Echo.of(route) + "'");
         }
     }
 
@@ -217,7 +221,7 @@ final class AdminHandlers {
             }
             return n;
         } catch (NumberFormatException e) {
-            throw new AdminRequestException(name, name + " must be a number, was '" + value + "'");
+            throw new AdminRequestException(name, name + " must be a number, was '" + Echo.of(value) + "'");
         }
     }
 }

@@ -18,10 +18,10 @@ final class AdminProblems {
         return respond(detail(status, type, detail));
     }
 
-    /** 400 naming the request field that is wrong. */
-    static Mono<ServerResponse> invalid(String field, String detail) {
-        ProblemDetail problem = detail(HttpStatus.BAD_REQUEST, "invalid-request", detail);
-        problem.setProperty("field", field);
+    /** The 4xx of a refused request, naming the request field that is wrong. */
+    static Mono<ServerResponse> refused(AdminRequestException refused) {
+        ProblemDetail problem = detail(refused.status(), refused.type(), refused.getMessage());
+        problem.setProperty("field", refused.field());
         return respond(problem);
     }
 

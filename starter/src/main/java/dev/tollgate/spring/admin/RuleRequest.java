@@ -4,8 +4,8 @@ import dev.tollgate.core.RateLimitRule;
 import java.math.BigDecimal;
 
 /**
- * The body of {@code PUT /admin/rules/{tenant}/{route}}. Every field is checked with a message
- * naming it, before anything is stored.
+ * The body of {@code PUT /admin/rules/{tenant}/{route}}, bound strictly ({@link AdminBodies}). Every
+ * field is checked with a message naming it, before anything is stored.
  */
 record RuleRequest(Long capacity, BigDecimal refillPerSecond, Long cost, Boolean shadow, Integer shards) {
 
@@ -23,13 +23,14 @@ record RuleRequest(Long capacity, BigDecimal refillPerSecond, Long cost, Boolean
         if (refillPerSecond == null) {
             throw new AdminRequestException("refillPerSecond", "refillPerSecond is required");
         }
+        // Range and scale are compared as numbers (cheap whatever the exponent); only Echo formats the input.
         if (refillPerSecond.signum() <= 0 || refillPerSecond.compareTo(MAX_REFILL) > 0) {
             throw new AdminRequestException("refillPerSecond",
-                    "refillPerSecond must be > 0 and <= 1000000000, was " + refillPerSecond.toPlainString());
+                    "refillPerSecond must be > 0 and <= 1000000000, was " + Echo.of(refillPerSecond));
         }
         if (refillPerSecond.stripTrailingZeros().scale() > 3) {
             throw new AdminRequestException("refillPerSecond",
-                    "refillPerSecond has at most three decimals (0.001 token/s), was " + refillPerSecond.toPlainString());
+                    "refillPerSecond has at most three decimals (0.001 token/s), was " + Echo.of(refillPerSecond));
         }
         long c = cost == null ? 1 : cost;
         if (c < 1 || c > capacity) {

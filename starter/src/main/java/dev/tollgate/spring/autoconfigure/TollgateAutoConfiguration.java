@@ -9,7 +9,8 @@ import org.springframework.context.annotation.Import;
  * Adds Tollgate to a Spring Cloud Gateway application: the rules and API keys (from PostgreSQL or
  * from configuration), the Redis path with its circuit breaker and local fallback, the global
  * rate-limit filter and the {@code tollgateRateLimiter} bean for Spring Cloud Gateway's own
- * {@code RequestRateLimiter} filter, health and metrics. Each piece backs off when the application
+ * {@code RequestRateLimiter} filter, health and metrics, and the edge ({@link EdgeConfiguration}): one
+ * canonical path per request before routing. Each piece backs off when the application
  * defines a bean of the same type; {@code tollgate.enabled=false} turns the limiter off altogether.
  *
  * <p>Runs after Spring Boot's Redis auto-configuration, whose Lettuce client (built from
@@ -18,8 +19,9 @@ import org.springframework.context.annotation.Import;
 @AutoConfiguration(after = DataRedisAutoConfiguration.class)
 @EnableConfigurationProperties({TollgateProperties.class, ObservabilityProperties.class, DirectoryProperties.class,
         RedisGuardProperties.class, FallbackProperties.class, HotKeyProperties.class, AdminProperties.class,
-        LocalStateProperties.class})
+        LocalStateProperties.class, EdgeProperties.class})
 @Import({LocalStateConfiguration.class, DatabaseDirectoryConfiguration.class, StaticDirectoryConfiguration.class,
-        RedisStoreConfiguration.class, HotKeyLeaseConfiguration.class, RateLimitingConfiguration.class})
+        RedisStoreConfiguration.class, HotKeyLeaseConfiguration.class, RateLimitingConfiguration.class,
+        EdgeConfiguration.class})
 public class TollgateAutoConfiguration {
 }

@@ -2,6 +2,7 @@ package dev.tollgate.spring.directory;
 
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleBook;
+import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.spring.tenant.TenantResolver;
 
 /**
@@ -10,12 +11,6 @@ import dev.tollgate.spring.tenant.TenantResolver;
  * the refresher.
  */
 public final class Directory implements RuleBook, TenantResolver {
-
-    /**
-     * Tenant id under which unverified requests share their buckets. The {@code ?} cannot occur in
-     * a tenant id stored through the admin API, so no real tenant can collide with it.
-     */
-    public static final String UNVERIFIED_TENANT = "?unverified";
 
     private final UnverifiedKeyPolicy unverifiedKeys;
     private volatile DirectorySnapshot snapshot;
@@ -39,14 +34,12 @@ public final class Directory implements RuleBook, TenantResolver {
     }
 
     @Override
-    public String tenantFor(String apiKey) {
+    public TenantLookup lookup(String apiKey) {
         DirectorySnapshot current = snapshot;
         if (!current.loaded()) {
-            if (unverifiedKeys == UnverifiedKeyPolicy.REJECT) {
-                throw DirectoryUnavailableException.INSTANCE;
-            }
-            return UNVERIFIED_TENANT;
+            return unverifiedKeys == UnverifiedKeyPolicy.REJECT ? TenantLookup.UNAVAILABLE : TenantLookup.UNVERIFIED;
         }
-        return current.tenantByKey().get(ApiKeys.hash(apiKey));
+        String tenant = current.tenantByKey().get(ApiKeys.hash(apiKey));
+        return tenant == null ? TenantLookup.UNKNOWN_KEY : TenantLookup.verified(tenant);
     }
 }

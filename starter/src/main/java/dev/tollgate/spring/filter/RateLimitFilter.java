@@ -1,8 +1,7 @@
 package dev.tollgate.spring.filter;
 
 import dev.tollgate.core.Decision;
-import dev.tollgate.spring.directory.Directory;
-import dev.tollgate.spring.directory.DirectoryUnavailableException;
+import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.spring.tenant.TenantResolver;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
@@ -18,8 +17,9 @@ import reactor.core.publisher.Mono;
 /**
  * Limits every routed request: the tenant comes from the API key header, the route from the route
  * Spring Cloud Gateway matched, the rule from the in-memory rule book, and the decision from one
- * Redis call (or from the local fallback; see {@link LimitEnforcer}). Admitted requests go on with {@code X-RateLimit-Remaining}; the others
- * end here with 429, {@code Retry-After} and a problem+json body, and never reach the backend.
+ * Redis call (or from the local fallback; see {@link LimitEnforcer}). Admitted requests go on with
+ * {@code X-RateLimit-Remaining}; the others end here with 429, {@code Retry-After} and a
+ * problem+json body, and never reach the backend.
  *
  * <p>Global filters run only once a route has matched, so the route is known here.
  */
@@ -28,18 +28,23 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     /** Runs before the routing filters, which carry the request to the backend. */
     public static final int ORDER = -100;
 
+    /**
+     * Exchange attribute holding the tenant a request was admitted as, under a verified API key; read by
+     * {@link TenantHeadersFilter} to tell the backend.
+     */
+    public static final String TENANT_ATTRIBUTE = RateLimitFilter.class.getName() + ".tenant";
+
     /** Route id used if no route is attached to the exchange (not expected for routed requests). */
     static final String UNKNOWN_ROUTE = "default";
-
-    static final String TYPE_RATE_LIMITED = "urn:tollgate:problem:rate-limited";
-    static final String TYPE_MISSING_KEY = "urn:tollgate:problem:missing-api-key";
-    static final String TYPE_UNKNOWN_KEY = "urn:tollgate:problem:unknown-api-key";
-    static final String TYPE_DIRECTORY_UNAVAILABLE = "urn:tollgate:problem:directory-unavailable";
 
     private final String apiKeyHeader;
     private final TenantResolver tenants;
     private final LimitEnforcer enforcer;
     private final RateLimitHeaders headers;
+    private final byte[] missingKeyBody;
+    private final byte[] unknownKeyBody;
+    private final byte[] directoryUnavailableBody;
+    private final RejectionBodies rejectionBodies = new RejectionBodies();
 
     public RateLimitFilter(String apiKeyHeader, TenantResolver tenants, LimitEnforcer enforcer,
                            RateLimitHeaders headers) {
@@ -47,6 +52,12 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         this.tenants = tenants;
         this.enforcer = enforcer;
         this.headers = headers;
+        this.missingKeyBody = ProblemResponses.serialize(ProblemResponses.problem(HttpStatus.UNAUTHORIZED,
+                "missing-api-key", "The " + apiKeyHeader + " header is required."));
+        this.unknownKeyBody = ProblemResponses.serialize(ProblemResponses.problem(HttpStatus.UNAUTHORIZED,
+                "unknown-api-key", "The API key in " + apiKeyHeader + " is not valid."));
+        this.directoryUnavailableBody = ProblemResponses.serialize(ProblemResponses.problem(
+                HttpStatus.SERVICE_UNAVAILABLE, "directory-unavailable", "API keys cannot be checked yet; retry shortly."));
     }
 
     @Override
@@ -58,54 +69,67 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
         String apiKey = exchange.getRequest().getHeaders().getFirst(apiKeyHeader);
         if (apiKey == null || apiKey.isBlank()) {
-            return unauthorized(exchange.getResponse(), TYPE_MISSING_KEY,
-                    "The " + apiKeyHeader + " header is required.");
+            return unauthorized(exchange.getResponse(), missingKeyBody);
         }
-        String tenant;
-        try {
-            tenant = tenants.tenantFor(apiKey);
-        } catch (DirectoryUnavailableException e) {
-            exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "5");
-            return ProblemResponses.write(exchange.getResponse(), HttpStatus.SERVICE_UNAVAILABLE,
-                    TYPE_DIRECTORY_UNAVAILABLE, "API keys cannot be checked yet; retry shortly.", "");
+        TenantLookup lookup = tenants.lookup(apiKey);
+        if (lookup instanceof TenantLookup.Verified verified) {
+            return enforce(exchange, chain, verified.tenant(), verified.tenant());
         }
-        if (tenant == null) {
-            return unauthorized(exchange.getResponse(), TYPE_UNKNOWN_KEY,
-                    "The API key in " + apiKeyHeader + " is not valid.");
+        if (lookup instanceof TenantLookup.Unverified) {
+            // One bucket shared by all unverified requests: its counters would tell about other clients' traffic.
+            return enforce(exchange, chain, TenantLookup.Unverified.SHARED_BUCKET_TENANT, null);
         }
-        Route route = exchange.getAttribute(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR);
-        String routeId = route != null ? route.getId() : UNKNOWN_ROUTE;
-        return enforcer.enforce(tenant, routeId).flatMap(verdict -> respond(exchange, chain, tenant, routeId, verdict));
+        if (lookup instanceof TenantLookup.UnknownKey) {
+            return unauthorized(exchange.getResponse(), unknownKeyBody);
+        }
+        exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "5");
+        return ProblemResponses.write(exchange.getResponse(), HttpStatus.SERVICE_UNAVAILABLE, directoryUnavailableBody);
     }
 
-    private Mono<Void> respond(ServerWebExchange exchange, GatewayFilterChain chain, String tenant, String routeId,
-                               LimitEnforcer.Verdict verdict) {
+    /**
+     * Limits the request in {@code bucketTenant}'s bucket. {@code verifiedTenant} is the tenant its key
+     * belongs to, or null while keys cannot be checked (then the bucket is shared: no rate-limit headers,
+     * no tenant for the backend).
+     */
+    private Mono<Void> enforce(ServerWebExchange exchange, GatewayFilterChain chain, String bucketTenant,
+                               String verifiedTenant) {
+        Route route = exchange.getAttribute(ServerWebExchangeUtils.GATEWAY_ROUTE_ATTR);
+        String routeId = route != null ? route.getId() : UNKNOWN_ROUTE;
+        return enforcer.enforce(bucketTenant, routeId)
+                .flatMap(verdict -> respond(exchange, chain, routeId, verdict, verifiedTenant));
+    }
+
+    private Mono<Void> respond(ServerWebExchange exchange, GatewayFilterChain chain, String routeId,
+                               LimitEnforcer.Verdict verdict, String verifiedTenant) {
         if (verdict.rule().shadow()) {
-            return chain.filter(exchange); // a dry run: invisible to the client
+            return admit(exchange, chain, verifiedTenant); // a dry run: invisible to the client
         }
         Decision decision = verdict.decision();
         ServerHttpResponse response = exchange.getResponse();
-        // Unverified requests share one bucket: its counters would tell about other clients' traffic.
-        if (!Directory.UNVERIFIED_TENANT.equals(tenant)) {
+        if (verifiedTenant != null) {
             headers.write(response.getHeaders()::set, routeId, verdict.rule(), decision);
         }
         if (verdict.admitted()) {
-            return chain.filter(exchange);
+            return admit(exchange, chain, verifiedTenant);
         }
         long retryAfter = decision.retryAfterSeconds();
         if (retryAfter == Decision.NEVER) {
-            return ProblemResponses.write(response, HttpStatus.TOO_MANY_REQUESTS, TYPE_RATE_LIMITED,
-                    "This request costs more than the rate limit of route '" + routeId
-                            + "' can ever allow.", "");
+            return ProblemResponses.write(response, HttpStatus.TOO_MANY_REQUESTS, rejectionBodies.never(routeId));
         }
         response.getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfter));
-        return ProblemResponses.write(response, HttpStatus.TOO_MANY_REQUESTS, TYPE_RATE_LIMITED,
-                "Rate limit of route '" + routeId + "' exceeded; retry in " + retryAfter + " s.",
-                "\"retryAfterSeconds\":" + retryAfter);
+        return ProblemResponses.write(response, HttpStatus.TOO_MANY_REQUESTS,
+                rejectionBodies.retryAfter(routeId, retryAfter));
     }
 
-    private Mono<Void> unauthorized(ServerHttpResponse response, String type, String detail) {
+    private static Mono<Void> admit(ServerWebExchange exchange, GatewayFilterChain chain, String verifiedTenant) {
+        if (verifiedTenant != null) {
+            exchange.getAttributes().put(TENANT_ATTRIBUTE, verifiedTenant);
+        }
+        return chain.filter(exchange);
+    }
+
+    private Mono<Void> unauthorized(ServerHttpResponse response, byte[] body) {
         response.getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, "ApiKey header=\"" + apiKeyHeader + "\"");
-        return ProblemResponses.write(response, HttpStatus.UNAUTHORIZED, type, detail, "");
+        return ProblemResponses.write(response, HttpStatus.UNAUTHORIZED, body);
     }
 }

@@ -1,9 +1,9 @@
 package dev.tollgate.spring.tenant;
 
-/** Maps the API key a request presents to the tenant it belongs to. Never blocks. */
+/** Maps the API key a request presents to the tenant it belongs to. Never blocks, never throws. */
 @FunctionalInterface
 public interface TenantResolver {
 
-    /** The tenant of {@code apiKey}, or {@code null} if the key is unknown. */
-    String tenantFor(String apiKey);
+    /** Who {@code apiKey} (never null or blank) belongs to. */
+    TenantLookup lookup(String apiKey);
 }

@@ -10,6 +10,7 @@ import dev.tollgate.spring.filter.RateLimitFilter;
 import dev.tollgate.spring.filter.TollgateRateLimiter;
 import dev.tollgate.spring.limiter.DecisionMetrics;
 import dev.tollgate.spring.limiter.FailoverRateLimiter;
+import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.spring.tenant.TenantResolver;
 import dev.tollgate.testkit.RedisServer;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -85,7 +86,7 @@ class TollgateAutoConfigurationTest {
     @Configuration(proxyBeanMethods = false)
     static class OwnBeans {
         static final RuleBook RULES = (tenant, route) -> RateLimitRule.of(7, 1);
-        static final TenantResolver TENANTS = apiKey -> "own";
+        static final TenantResolver TENANTS = apiKey -> TenantLookup.verified("own");
 
         @Bean
         RuleBook ownRules() {

@@ -1,0 +1,64 @@
+package dev.tollgate.spring.autoconfigure;
+
+import jakarta.validation.Valid;
+import java.time.Duration;
+import org.hibernate.validator.constraints.time.DurationMin;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * How the gateway treats requests at its edge, before and after limiting them
+ * ({@code tollgate.paths.*}, {@code tollgate.forwarding.*}, {@code tollgate.server.*}).
+ *
+ * @param paths      How request paths are read before routing.
+ * @param forwarding What the backend is told about the caller.
+ * @param server     Time limits on client connections to the gateway port.
+ */
+@ConfigurationProperties("tollgate")
+@Validated
+public record EdgeProperties(@DefaultValue PathProperties paths, @DefaultValue ForwardingProperties forwarding,
+                             @DefaultValue @Valid ServerProperties server) {
+
+    /**
+     * @param normalize Whether each request path is put in one canonical form before routes are matched (dot-segments
+     *                  resolved, empty segments merged) and refused with 400 if it has none (encoded dot-segments,
+     *                  encoded slashes or backslashes, path parameters, control characters, .. above the root), so
+     *                  that route, rule and backend all read the same path.
+     */
+    public record PathProperties(@DefaultValue("true") boolean normalize) {
+    }
+
+    /**
+     * @param stripApiKey  Whether the API key header is removed from requests before they are forwarded: backends
+     *                     have no use for the tenant's secret, and would log it.
+     * @param tenantHeader Header that tells the backend which tenant a request was admitted as; set by the gateway
+     *                     only, any value the client sent is dropped. Empty for none.
+     */
+    public record ForwardingProperties(@DefaultValue("true") boolean stripApiKey,
+                                       @DefaultValue("X-Tenant-Id") String tenantHeader) {
+
+        public ForwardingProperties {
+            tenantHeader = tenantHeader == null ? "" : tenantHeader.strip();
+            if (!tenantHeader.isEmpty() && !HeaderNames.isToken(tenantHeader)) {
+                throw new IllegalArgumentException("tollgate.forwarding.tenant-header must be a header name, was '"
+                        + tenantHeader + "'");
+            }
+        }
+
+        /** The tenant header, or null if none is sent. */
+        public String tenantHeaderOrNull() {
+            return tenantHeader.isEmpty() ? null : tenantHeader;
+        }
+    }
+
+    /**
+     * @param idleTimeout        A client connection with no request in progress is closed after this long without a
+     *                           byte from the client.
+     * @param requestReadTimeout A client connection is closed if a request's head (request line and headers) has not
+     *                           fully arrived this long after its first bytes, or if its body pauses this long.
+     */
+    public record ServerProperties(@DefaultValue("60s") @DurationMin(millis = 1) Duration idleTimeout,
+                                   @DefaultValue("20s") @DurationMin(millis = 1) Duration requestReadTimeout) {
+    }
+}
