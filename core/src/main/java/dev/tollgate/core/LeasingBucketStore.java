@@ -133,17 +133,24 @@ public final class LeasingBucketStore implements BucketStore, AutoCloseable {
         } catch (RuntimeException e) {
             grant = CompletableFuture.failedFuture(e);
         }
-        return grant.handle((g, error) -> {
+        // The key's bookkeeping hangs on the grant itself, not on the future handed to the caller: a
+        // caller that gives up (cancels) must not leave the key waiting forever for a fetch that ended.
+        CompletableFuture<Decision> decision = new CompletableFuture<>();
+        grant.whenComplete((g, error) -> {
             try {
                 if (error != null) {
                     lease.onFetchFailed();
-                    throw error instanceof RuntimeException re ? re : new IllegalStateException(error);
+                    decision.completeExceptionally(error);
+                } else {
+                    decision.complete(lease.onGrant(g, limits, fetch.batchMicros(), clock.millis(), giver(key)));
                 }
-                return lease.onGrant(g, limits, fetch.batchMicros(), clock.millis(), giver(key));
+            } catch (RuntimeException e) {
+                decision.completeExceptionally(e);
             } finally {
                 fetch.done().complete(null);
             }
         });
+        return decision;
     }
 
     private CompletionStage<Decision> callPerRequest(BucketKey key, BucketLimits limits) {

@@ -236,6 +236,28 @@ class LeasingBucketStoreTest {
      * what was given back to the second: not the old rate's refill since the drain, and not lost.
      */
     @Test
+    void aKeyWhoseLeaseFetchWasCancelledIsLeasedAgain() {
+        HeldSource held = new HeldSource(shared);
+        LeasingBucketStore store = new LeasingBucketStore(shared, held, new LeasePolicy(0, 100, 10, 0.5, 1000), clock);
+        BucketKey key = key("cancelled");
+        BucketLimits limits = RateLimitRule.of(100, 0.001).limits();
+        // The first request fetches a lease; its caller gives up before Redis answers (a client gone).
+        store.tryAcquire(key, limits).toCompletableFuture().cancel(true);
+        assertThat(held.releaseOne()).isTrue(); // the grant arrives after all
+        // The key's bookkeeping saw the grant, so later requests fetch again (or are served from the
+        // lease) instead of waiting forever for a fetch that never ends.
+        for (int i = 0; i < 20; i++) {
+            CompletableFuture<Decision> d = store.tryAcquire(key, limits).toCompletableFuture();
+            while (!d.isDone() && held.releaseOne()) {
+                // a new fetch: let it through
+            }
+            assertThat(d).as("request %d", i).isCompleted();
+            assertThat(d.join().allowed()).isTrue();
+        }
+        assertThat(store.leaseCalls()).isGreaterThan(1);
+    }
+
+    @Test
     void leasedTokensGivenBackAfterARuleChangeAreWorthWhatWasReturned() {
         for (long ttl : new long[] {501, 1_001, 10_000}) {
             BucketKey key = key("rule-change-" + ttl);
