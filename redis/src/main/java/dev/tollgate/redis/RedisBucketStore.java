@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Buckets in Redis, decided by {@code token_bucket.lua} on Redis's clock: the requests that arrive
@@ -100,7 +101,11 @@ public final class RedisBucketStore implements BucketStore {
             waiting.add(request);
             if (!flushQueued) {
                 flushQueued = true;
-                loop.execute(this);
+                try {
+                    loop.execute(this);
+                } catch (RejectedExecutionException shuttingDown) {
+                    run(); // the loop takes no more tasks: send what waits now
+                }
             }
         }
 
