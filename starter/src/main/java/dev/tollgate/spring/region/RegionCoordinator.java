@@ -39,6 +39,10 @@ import org.slf4j.LoggerFactory;
  *       peer is detected by TCP keep-alives within about 25 s). The run's writes are made on this very
  *       session, so an instance that lost the lock cannot write shares any more.</li>
  * </ul>
+ *
+ * <p>Connected to a read replica (PostgreSQL in recovery, which allows neither {@code LISTEN} nor
+ * writes), it only reads the shares, every interval, as the replica has them: its region reports
+ * nothing through it, and a region none of whose instances reports holds every share where it is.
  */
 public final class RegionCoordinator implements AutoCloseable {
 
@@ -64,6 +68,7 @@ public final class RegionCoordinator implements AutoCloseable {
     private volatile boolean closed;
     private volatile boolean connected;
     private volatile boolean leader;
+    private volatile boolean standby;
     private volatile String lastError;
     private volatile Double lastRunAgeAtRead;
     private volatile long lastRunReadAtNanos;
@@ -99,6 +104,11 @@ public final class RegionCoordinator implements AutoCloseable {
 
     public boolean isConnected() {
         return connected;
+    }
+
+    /** Whether this instance's PostgreSQL is a read replica (it then only reads the shares). */
+    public boolean isOnStandby() {
+        return standby;
     }
 
     /** Whether this instance holds the rebalancer's lock (and so runs it). */
@@ -141,7 +151,14 @@ public final class RegionCoordinator implements AutoCloseable {
             }
             props.setProperty("ApplicationName", "tollgate-region");
             try (Connection c = DriverManager.getConnection(endpoint.url(), props)) {
-                repository.prepare(c);
+                boolean standby = repository.prepare(c);
+                if (standby != this.standby) {
+                    this.standby = standby;
+                    log.info(standby ? "Region {}: PostgreSQL is a read replica here: shares are read every interval;"
+                            + " this instance neither reports its demand nor runs the rebalancer"
+                            : "Region {}: PostgreSQL is the primary: shares, reports and the rebalancer's lock",
+                            shares.region());
+                }
                 loadShares(c);
                 connected = true;
                 if (lastError != null) {
@@ -165,6 +182,7 @@ public final class RegionCoordinator implements AutoCloseable {
             } finally {
                 connected = false;
                 leader = false;
+                silentRegions = Set.of();
             }
             sleep(retryDelay);
         }
@@ -181,11 +199,11 @@ public final class RegionCoordinator implements AutoCloseable {
         while (!closed) {
             PGNotification[] notes = pg.getNotifications(POLL_MILLIS);
             long now = clock.nanoTime();
-            if (now >= nextReport) {
+            if (now >= nextReport && !standby) {
                 report(c);
                 nextReport = now + period;
             }
-            if (now >= nextRun) {
+            if (now >= nextRun && !standby) {
                 if (!leader && repository.tryLock(c)) {
                     leader = true;
                     log.info("Region {}: this instance runs the rebalancer (holds its lock)", shares.region());
@@ -251,13 +269,17 @@ public final class RegionCoordinator implements AutoCloseable {
             }
             repository.pruneReporters(c, 10 * period + 10_000);
             c.commit();
+            Set<String> silentBefore = silentRegions;
             silentRegions = plan.silent();
             RebalancerMetrics.Outcome outcome = plan.silent().isEmpty()
                     ? RebalancerMetrics.Outcome.DONE : RebalancerMetrics.Outcome.WAITING;
             metrics.run(outcome, System.nanoTime() - start, plan.moved().size());
-            if (!plan.silent().isEmpty()) {
-                log.info("Rebalancer: no report from region(s) {}; every share stays where it is", plan.silent());
-            } else if (!plan.moved().isEmpty() || !plan.started().isEmpty()) {
+            if (!plan.silent().equals(silentBefore)) {
+                // Said once per change, not every interval while a region stays away.
+                log.info(plan.silent().isEmpty() ? "Rebalancer: every region reports; shares move with the traffic"
+                        : "Rebalancer: no report from region(s) {}; every share stays where it is", plan.silent());
+            }
+            if (!plan.moved().isEmpty() || !plan.started().isEmpty()) {
                 log.info("Rebalancer: moved the shares of {} bucket(s), started tracking {} in {} ms",
                         plan.moved().size(), plan.started().size(),
                         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));

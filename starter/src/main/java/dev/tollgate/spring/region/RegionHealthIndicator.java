@@ -34,6 +34,9 @@ public final class RegionHealthIndicator implements HealthIndicator {
         health.withDetail("rebalancer", coordinator.isLeader() ? "leader" : "follower")
                 .withDetail("sharesVersion", shares.version())
                 .withDetail("databaseConnected", coordinator.isConnected());
+        if (coordinator.isOnStandby()) {
+            health.withDetail("database", "read replica: shares read every interval, no reports, no rebalancer");
+        }
         if (!Double.isNaN(age)) {
             health.withDetail("lastRunAgeSeconds", Math.round(age * 10) / 10.0);
         }

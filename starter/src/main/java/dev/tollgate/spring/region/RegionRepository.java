@@ -39,13 +39,25 @@ final class RegionRepository {
     record State(long sharesVersion, Double lastRunAgeSeconds) {
     }
 
-    /** Listens to share changes, and sets keep-alives so that a dead peer frees the lock within about 25 s. */
-    void prepare(Connection c) throws SQLException {
+    /**
+     * Sets keep-alives, so that a dead peer frees the lock within about 25 s, and, on a primary,
+     * listens to share changes. Returns whether the server is a standby (a read replica), where
+     * PostgreSQL allows neither {@code LISTEN} nor writes.
+     */
+    boolean prepare(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {
             s.execute("SET tcp_keepalives_idle = 10");
             s.execute("SET tcp_keepalives_interval = 5");
             s.execute("SET tcp_keepalives_count = 3");
-            s.execute("LISTEN " + CHANNEL);
+            boolean standby;
+            try (ResultSet rs = s.executeQuery("SELECT pg_is_in_recovery()")) {
+                rs.next();
+                standby = rs.getBoolean(1);
+            }
+            if (!standby) {
+                s.execute("LISTEN " + CHANNEL);
+            }
+            return standby;
         }
     }
 
