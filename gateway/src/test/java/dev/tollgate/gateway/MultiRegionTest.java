@@ -116,7 +116,7 @@ class MultiRegionTest {
 
     @Test
     void aTenantActiveInOneRegionOnlyEndsWithAllButTheMinimumShareThere() {
-        RegionGateways.putRule(eu, "solo", "create-order", 20, 20);
+        RegionGateways.putRule(eu, "solo", "*", 20, 20); // every route of the tenant: a bucket per route
         String key = RegionGateways.createKey(eu, "solo");
         try (PacedLoad load = PacedLoad.start(List.of(eu), new int[] {0}, 25, "POST", "/orders", key)) {
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() ->
@@ -128,6 +128,9 @@ class MultiRegionTest {
             assertThat(RegionGateways.shares(eu, "solo", "create-order").ppm("us")).isGreaterThanOrEqualTo(50_000);
             assertThat(load.count(a -> a.status() == 200)).isGreaterThan(0);
         }
+        HttpResponse<String> view = us.admin("GET", "/admin/rules/solo/*", null, ADMIN_TOKEN);
+        assertThat(JsonPath.<Double>read(view.body(), "$.regionShares.eu")).as("no bucket is named *").isEqualTo(0.5);
+        assertThat(JsonPath.<Double>read(view.body(), "$.regionSharesByRoute.create-order.eu")).isBetween(0.9, 0.95);
     }
 
     @Test
