@@ -13,6 +13,7 @@ import dev.tollgate.spring.region.CurrentShares;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,7 +67,7 @@ final class AdminHandlers {
             }
             Map<String, Map<String, Double>> byRoute = null;
             if (ScopedRule.ANY_ROUTE.equals(route)) {
-                byRoute = new java.util.TreeMap<>();
+                byRoute = new TreeMap<>();
                 for (Map.Entry<String, RegionShares> e : shares.storedForTenant(tenant).entrySet()) {
                     byRoute.put(e.getKey(), e.getValue().fractions());
                 }

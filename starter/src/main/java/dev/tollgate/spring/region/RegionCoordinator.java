@@ -2,6 +2,7 @@ package dev.tollgate.spring.region;
 
 import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.core.RuleBook;
+import dev.tollgate.core.RuleScope;
 import dev.tollgate.core.region.DemandMeter;
 import dev.tollgate.core.region.ReportFilter;
 import dev.tollgate.core.region.ShareRebalancer;
@@ -258,7 +259,7 @@ public final class RegionCoordinator implements AutoCloseable {
                 return; // another instance ran moments ago (before this one took the lock)
             }
             Set<String> reporting = repository.reportingRegions(c, 2 * period + 1000);
-            Map<dev.tollgate.core.RuleScope, Map<String, Double>> demand =
+            Map<RuleScope, Map<String, Double>> demand =
                     repository.reportedDemand(c, 2 * period + 1000);
             ShareRebalancer.Plan plan = rebalancer.plan(
                     repository.tracked(c, problem -> log.warn("Rebalancer: skipped {}", problem)),

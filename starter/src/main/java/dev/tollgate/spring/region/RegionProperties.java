@@ -4,6 +4,8 @@ import dev.tollgate.core.region.RegionShares;
 import java.math.BigDecimal;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -58,10 +60,10 @@ public record RegionProperties(String region, @DefaultValue Map<String, Region> 
         }
         if (!regions.containsKey(region)) {
             throw new IllegalArgumentException("tollgate.region is '" + region + "', which tollgate.regions does not"
-                    + " name (it names " + new java.util.TreeSet<>(regions.keySet()) + ")");
+                    + " name (it names " + new TreeSet<>(regions.keySet()) + ")");
         }
         Map<String, BigDecimal> shares = new LinkedHashMap<>();
-        new java.util.TreeMap<>(regions).forEach((name, r) -> shares.put(name, r == null ? null : r.share()));
+        new TreeMap<>(regions).forEach((name, r) -> shares.put(name, r == null ? null : r.share()));
         try {
             return RegionShares.ofDecimals(shares);
         } catch (IllegalArgumentException e) {
