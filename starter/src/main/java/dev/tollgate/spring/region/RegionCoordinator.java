@@ -151,6 +151,11 @@ public final class RegionCoordinator implements AutoCloseable {
                 props.setProperty("password", endpoint.password());
             }
             props.setProperty("ApplicationName", "tollgate-region");
+            // A database that stops answering (a network black hole) must not hang this thread, and
+            // with it the shares' refresh and the role it reports, for the kernel's TCP timeouts.
+            props.setProperty("connectTimeout", "10");
+            props.setProperty("socketTimeout", "30");
+            props.setProperty("tcpKeepAlive", "true");
             try (Connection c = DriverManager.getConnection(endpoint.url(), props)) {
                 boolean standby = repository.prepare(c);
                 if (standby != this.standby) {
