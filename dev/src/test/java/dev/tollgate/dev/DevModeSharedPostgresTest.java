@@ -2,7 +2,7 @@ package dev.tollgate.dev;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tollgate.spring.autoconfigure.DatabaseEndpoint;
+import dev.tollgate.spring.directory.DatabaseEndpoint;
 import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tollgate.core.region.RegionShares;
 import dev.tollgate.spring.directory.Directory;
-import dev.tollgate.spring.limiter.LiveInstances;
+import dev.tollgate.spring.instances.LiveInstances;
 import dev.tollgate.spring.region.CurrentShares;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;

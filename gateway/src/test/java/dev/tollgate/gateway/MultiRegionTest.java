@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.jayway.jsonpath.JsonPath;
 import dev.tollgate.core.region.RegionShares;
-import dev.tollgate.spring.limiter.LiveInstances;
+import dev.tollgate.spring.instances.LiveInstances;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
 import java.net.http.HttpResponse;

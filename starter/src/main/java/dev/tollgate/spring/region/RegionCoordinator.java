@@ -7,7 +7,7 @@ import dev.tollgate.core.region.DemandMeter;
 import dev.tollgate.core.region.ReportFilter;
 import dev.tollgate.core.region.ShareRebalancer;
 import dev.tollgate.core.region.ShareTable;
-import dev.tollgate.spring.autoconfigure.DatabaseEndpoint;
+import dev.tollgate.spring.directory.DatabaseEndpoint;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
