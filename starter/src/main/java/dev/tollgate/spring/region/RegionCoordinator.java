@@ -2,7 +2,6 @@ package dev.tollgate.spring.region;
 
 import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.core.RuleBook;
-import dev.tollgate.core.RuleScope;
 import dev.tollgate.core.region.DemandMeter;
 import dev.tollgate.core.region.ReportFilter;
 import dev.tollgate.core.region.ShareRebalancer;
@@ -14,10 +13,8 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -64,7 +61,7 @@ public final class RegionCoordinator implements AutoCloseable {
     private final Duration retryDelay;
     private final MonotonicClock clock;
     private final Thread thread;
-    private RebalancerMetrics metrics;
+    private RebalancerRun run;
 
     private volatile boolean closed;
     private volatile boolean connected;
@@ -98,8 +95,8 @@ public final class RegionCoordinator implements AutoCloseable {
         this.thread.setDaemon(true);
     }
 
-    void start(RebalancerMetrics rebalancerMetrics) {
-        this.metrics = rebalancerMetrics;
+    void start(RebalancerMetrics metrics) {
+        this.run = new RebalancerRun(repository, rebalancer, globalRules, instanceId, interval, metrics);
         thread.start();
     }
 
@@ -215,7 +212,7 @@ public final class RegionCoordinator implements AutoCloseable {
                     log.info("Region {}: this instance runs the rebalancer (holds its lock)", shares.region());
                 }
                 if (leader) {
-                    rebalance(c);
+                    silentRegions = run.run(c, silentRegions);
                 }
                 nextRun = now + period;
             }
@@ -253,49 +250,6 @@ public final class RegionCoordinator implements AutoCloseable {
             }
         });
         repository.publish(c, instanceId, shares.region(), selected, window.millis());
-    }
-
-    private void rebalance(Connection c) throws SQLException {
-        long start = System.nanoTime();
-        long period = interval.toMillis();
-        c.setAutoCommit(false);
-        try {
-            if (!repository.claimRun(c, instanceId, period / 2)) {
-                return; // another instance ran moments ago (before this one took the lock)
-            }
-            Set<String> reporting = repository.reportingRegions(c, 2 * period + 1000);
-            Map<RuleScope, Map<String, Double>> demand =
-                    repository.reportedDemand(c, 2 * period + 1000);
-            ShareRebalancer.Plan plan = rebalancer.plan(
-                    repository.tracked(c, problem -> log.warn("Rebalancer: skipped {}", problem)),
-                    demand, reporting, bucket -> globalRules.ruleFor(bucket.tenant(), bucket.route()));
-            repository.write(c, plan.writes());
-            if (!plan.moved().isEmpty() || !plan.started().isEmpty()) {
-                repository.sharesChanged(c);
-            }
-            repository.pruneReporters(c, 10 * period + 10_000);
-            c.commit();
-            Set<String> silentBefore = silentRegions;
-            silentRegions = plan.silent();
-            RebalancerMetrics.Outcome outcome = plan.silent().isEmpty()
-                    ? RebalancerMetrics.Outcome.DONE : RebalancerMetrics.Outcome.WAITING;
-            metrics.run(outcome, System.nanoTime() - start, plan.moved().size());
-            if (!plan.silent().equals(silentBefore)) {
-                // Said once per change, not every interval while a region stays away.
-                log.info(plan.silent().isEmpty() ? "Rebalancer: every region reports; shares move with the traffic"
-                        : "Rebalancer: no report from region(s) {}; every share stays where it is", plan.silent());
-            }
-            if (!plan.moved().isEmpty() || !plan.started().isEmpty()) {
-                log.info("Rebalancer: moved the shares of {} bucket(s), started tracking {} in {} ms",
-                        plan.moved().size(), plan.started().size(),
-                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
-            }
-        } catch (SQLException | RuntimeException e) {
-            metrics.run(RebalancerMetrics.Outcome.FAILED, System.nanoTime() - start, 0);
-            throw e;
-        } finally {
-            RegionRepository.finish(c);
-        }
     }
 
     private void sleep(Duration delay) {
