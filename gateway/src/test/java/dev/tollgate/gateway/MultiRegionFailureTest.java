@@ -7,6 +7,7 @@ import dev.tollgate.core.region.RegionShares;
 import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.spring.instances.LiveInstances;
 import dev.tollgate.spring.region.CurrentShares;
+import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
 import io.micrometer.core.instrument.Counter;
@@ -76,7 +77,7 @@ class MultiRegionFailureTest {
 
     private static void awaitKey(String key) {
         await().atMost(Duration.ofSeconds(5)).until(() -> all().stream()
-                .allMatch(g -> g.context().getBean(Directory.class).tenantFor(key) != null));
+                .allMatch(g -> g.context().getBean(Directory.class).lookup(key) instanceof TenantLookup.Verified));
     }
 
     private static int admitted(RunningGateway gateway, String key, int requests) {
