@@ -17,13 +17,21 @@ import java.math.BigDecimal;
  *                        a new limit safely)
  * @param shards          how many sub-buckets the bucket is split into, spread over Redis Cluster
  *                        nodes (1: not split); see {@link ShardedBucketStore} for the accuracy
+ * @param regionSharePpm  the part of the limit this region enforces, in millionths
+ *                        ({@value #WHOLE_SHARE_PPM} = the whole limit: a single region); it scales
+ *                        {@link #limits()} only, see there for the rounding. Written by
+ *                        {@link #inRegion(int)}, never by users: {@code capacity}, {@code refillPerSecond}
+ *                        and {@code cost} stay the rule as written
  */
-public record RateLimitRule(long capacity, double refillPerSecond, long cost, boolean shadow, int shards) {
+public record RateLimitRule(long capacity, double refillPerSecond, long cost, boolean shadow, int shards,
+                            int regionSharePpm) {
 
     public static final long MAX_CAPACITY = 1_000_000_000L;
     public static final double MAX_REFILL_PER_SECOND = 1_000_000_000d;
     /** Most sub-buckets a rule may be split into. */
     public static final int MAX_SHARDS = 64;
+    /** {@link #regionSharePpm()} of a rule enforced whole, in one region. */
+    public static final int WHOLE_SHARE_PPM = 1_000_000;
 
     public RateLimitRule {
         if (capacity < 1 || capacity > MAX_CAPACITY) {
@@ -45,6 +53,15 @@ public record RateLimitRule(long capacity, double refillPerSecond, long cost, bo
         if (shards < 1 || shards > MAX_SHARDS) {
             throw new IllegalArgumentException("shards must be between 1 and " + MAX_SHARDS + ", was " + shards);
         }
+        if (regionSharePpm < 1 || regionSharePpm > WHOLE_SHARE_PPM) {
+            throw new IllegalArgumentException(
+                    "regionSharePpm must be between 1 and " + WHOLE_SHARE_PPM + ", was " + regionSharePpm);
+        }
+    }
+
+    /** A rule as written, enforced whole. */
+    public RateLimitRule(long capacity, double refillPerSecond, long cost, boolean shadow, int shards) {
+        this(capacity, refillPerSecond, cost, shadow, shards, WHOLE_SHARE_PPM);
     }
 
     /** An enforced or shadow rule whose bucket is not split. */
@@ -64,14 +81,47 @@ public record RateLimitRule(long capacity, double refillPerSecond, long cost, bo
 
     /** The same rule as a dry run. */
     public RateLimitRule asShadow() {
-        return new RateLimitRule(capacity, refillPerSecond, cost, true, shards);
+        return new RateLimitRule(capacity, refillPerSecond, cost, true, shards, regionSharePpm);
     }
 
-    /** The same limits in the arithmetic's integer units (exact: no rounding happens here). */
+    /**
+     * The same rule with {@code sharePpm} millionths of its limit enforced here: what one region
+     * enforces in its own buckets when the limit is split across regions.
+     */
+    public RateLimitRule inRegion(int sharePpm) {
+        return sharePpm == regionSharePpm ? this
+                : new RateLimitRule(capacity, refillPerSecond, cost, shadow, shards, sharePpm);
+    }
+
+    /** Whether only a part of the limit is enforced here ({@link #inRegion}). */
+    public boolean isRegionalShare() {
+        return regionSharePpm != WHOLE_SHARE_PPM;
+    }
+
+    /**
+     * The limits this rule's buckets enforce, in the arithmetic's integer units. Enforced whole,
+     * they are exact. With a region's share {@code s = regionSharePpm / 10^6}:
+     * <ul>
+     *   <li>capacity {@code C × s}: exact, since {@code C} tokens are {@code C × 10^6} micro-tokens,
+     *       and {@code C × 10^6 × s = C × regionSharePpm};</li>
+     *   <li>rate {@code R × s}, rounded down to a micro-token per ms: low by less than 0.001 token/s
+     *       per region, so the regions together never refill faster than {@code R};</li>
+     *   <li>two floors, as in {@link BucketLimits#dividedAmong}: the capacity is raised to the cost
+     *       where {@code C × s < cost} (a bucket that cannot hold one request would reject forever),
+     *       and the rate to 0.001 token/s where {@code R × s} is below that. Only where they apply can
+     *       the regions together exceed the rule: by at most one request's cost of burst and 0.001
+     *       token/s per such region.</li>
+     * </ul>
+     */
     public BucketLimits limits() {
-        return new BucketLimits(
-                capacity * BucketLimits.MICROS_PER_TOKEN,
-                Math.round(refillPerSecond * 1000d),
-                cost * BucketLimits.MICROS_PER_TOKEN);
+        long costMicros = cost * BucketLimits.MICROS_PER_TOKEN;
+        long rate = Math.round(refillPerSecond * 1000d);
+        if (regionSharePpm == WHOLE_SHARE_PPM) {
+            return new BucketLimits(capacity * BucketLimits.MICROS_PER_TOKEN, rate, costMicros);
+        }
+        // capacity ≤ 1e9 and rate ≤ 1e12: neither product below can overflow a long.
+        long regionalCapacity = Math.max(capacity * regionSharePpm, costMicros);
+        long regionalRate = Math.max(1L, rate * regionSharePpm / WHOLE_SHARE_PPM);
+        return new BucketLimits(regionalCapacity, regionalRate, costMicros);
     }
 }

@@ -9,6 +9,9 @@ import dev.tollgate.testkit.RedisServer;
 import java.math.BigDecimal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.cloud.gateway.route.RouteLocator;
 import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
@@ -46,18 +49,33 @@ public class DevModeConfiguration {
         };
     }
 
+    /**
+     * The dev PostgreSQL: on a free port, or on {@code tollgate.dev.postgres.port} so that a second
+     * dev-mode gateway can share it (several regions on one machine, see {@code docs/multi-region.md}).
+     * Not started when {@code tollgate.dev.postgres.url} names a PostgreSQL to use instead.
+     */
     @Bean(destroyMethod = "close")
-    PostgresServer devPostgresServer() {
-        PostgresServer server = PostgresServer.start();
+    @ConditionalOnExpression("'${tollgate.dev.postgres.url:}' == ''")
+    PostgresServer devPostgresServer(@Value("${tollgate.dev.postgres.port:0}") int port) {
+        PostgresServer server = port == 0 ? PostgresServer.start() : PostgresServer.startOnPort(port);
         log.info("Dev mode: PostgreSQL on 127.0.0.1:{} ({})", server.port(), server.jdbcUrl());
         return server;
     }
 
-    /** Points the rule directory at the dev database instead of {@code spring.datasource.*}. */
+    /**
+     * Points the rule directory at the dev database instead of {@code spring.datasource.*}: the one
+     * started above, or the one {@code tollgate.dev.postgres.url} names (user {@code postgres}, no
+     * password, as the dev database has), e.g. another dev-mode gateway's.
+     */
     @Bean
-    DatabaseEndpoint devDatabaseEndpoint(PostgresServer devPostgresServer) {
-        return new DatabaseEndpoint(devPostgresServer.jdbcUrl(), devPostgresServer.username(),
-                devPostgresServer.password());
+    DatabaseEndpoint devDatabaseEndpoint(ObjectProvider<PostgresServer> devPostgresServer,
+                                         @Value("${tollgate.dev.postgres.url:}") String url) {
+        if (!url.isBlank()) {
+            log.info("Dev mode: using the PostgreSQL at {}", url);
+            return new DatabaseEndpoint(url, "postgres", "");
+        }
+        PostgresServer server = devPostgresServer.getObject();
+        return new DatabaseEndpoint(server.jdbcUrl(), server.username(), server.password());
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.tollgate.spring.admin;
 import dev.tollgate.spring.autoconfigure.AdminProperties;
 import dev.tollgate.spring.directory.DirectoryRefresher;
 import dev.tollgate.spring.directory.DirectoryRepository;
+import dev.tollgate.spring.region.CurrentShares;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -31,7 +32,8 @@ public class AdminApiConfiguration {
     @Bean
     RouterFunction<ServerResponse> tollgateAdminApi(AdminProperties admin,
                                                     ObjectProvider<DirectoryRepository> repository,
-                                                    ObjectProvider<DirectoryRefresher> refresher) {
+                                                    ObjectProvider<DirectoryRefresher> refresher,
+                                                    ObjectProvider<CurrentShares> regionShares) {
         if (!admin.enabled() || repository.getIfAvailable() == null) {
             String why = !admin.enabled()
                     ? "The admin API is off: set tollgate.admin.token to turn it on."
@@ -41,7 +43,8 @@ public class AdminApiConfiguration {
                     request -> AdminProblems.notFound(why));
         }
         BearerCredentials credentials = new BearerCredentials(admin.token());
-        AdminHandlers handlers = new AdminHandlers(repository.getObject(), refresher.getObject());
+        AdminHandlers handlers = new AdminHandlers(repository.getObject(), refresher.getObject(),
+                regionShares.getIfAvailable());
         log.info("Admin API on the management port under /admin");
         return RouterFunctions.route()
                 .GET("/admin/rules", handlers::listRules)

@@ -1,14 +1,19 @@
 package dev.tollgate.spring.admin;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.tollgate.core.RateLimitRule;
+import dev.tollgate.core.ScopedRule;
+import dev.tollgate.core.region.RegionShares;
 import dev.tollgate.spring.directory.ApiKeys;
 import dev.tollgate.spring.directory.DirectoryRefresher;
 import dev.tollgate.spring.directory.DirectoryRepository;
 import dev.tollgate.spring.directory.DirectoryRepository.StoredKey;
 import dev.tollgate.spring.directory.Ids;
+import dev.tollgate.spring.region.CurrentShares;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,18 +39,41 @@ final class AdminHandlers {
 
     private final DirectoryRepository repository;
     private final DirectoryRefresher refresher;
+    private final CurrentShares shares; // null: a single region
 
-    AdminHandlers(DirectoryRepository repository, DirectoryRefresher refresher) {
+    AdminHandlers(DirectoryRepository repository, DirectoryRefresher refresher, CurrentShares shares) {
         this.repository = repository;
         this.refresher = refresher;
+        this.shares = shares;
     }
 
-    /** A rule in responses (the rate as a plain JSON number: it has at most three decimals). */
+    /**
+     * A rule in responses (the rate as a plain JSON number: it has at most three decimals). With
+     * several regions, a single rule's view also shows its bucket's current shares by region, and a
+     * tenant-wide rule's ({@code *}) those of its routes' buckets that the rebalancer keeps.
+     */
     record RuleView(String tenant, String route, long capacity, double refillPerSecond, long cost, boolean shadow,
-                    int shards, Instant updatedAt) {
+                    int shards, Instant updatedAt,
+                    @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, Double> regionShares,
+                    @JsonInclude(JsonInclude.Include.NON_NULL) Map<String, Map<String, Double>> regionSharesByRoute) {
         static RuleView of(DirectoryRepository.StoredRule r) {
             return new RuleView(r.tenant(), r.route(), r.capacity(), r.refillPerSecond().doubleValue(), r.cost(),
-                    r.shadow(), r.shards(), r.updatedAt());
+                    r.shadow(), r.shards(), r.updatedAt(), null, null);
+        }
+
+        RuleView withShares(CurrentShares shares) {
+            if (shares == null) {
+                return this;
+            }
+            Map<String, Map<String, Double>> byRoute = null;
+            if (ScopedRule.ANY_ROUTE.equals(route)) {
+                byRoute = new TreeMap<>();
+                for (Map.Entry<String, RegionShares> e : shares.storedForTenant(tenant).entrySet()) {
+                    byRoute.put(e.getKey(), e.getValue().fractions());
+                }
+            }
+            return new RuleView(tenant, route, capacity, refillPerSecond, cost, shadow, shards, updatedAt,
+                    shares.sharesFor(tenant, route).fractions(), byRoute);
         }
     }
 
@@ -83,7 +111,7 @@ final class AdminHandlers {
             requireTenant(tenant);
             requireRoute(route);
             return repository.findRule(tenant, route)
-                    .map(rule -> ServerResponse.ok().bodyValue(RuleView.of(rule)))
+                    .map(rule -> ServerResponse.ok().bodyValue(RuleView.of(rule).withShares(shares)))
                     .orElseGet(() -> AdminProblems.notFound("No rule for tenant '" + tenant + "' on route '" + route + "'."));
         });
     }

@@ -11,6 +11,7 @@ import dev.tollgate.redis.InstanceHeartbeat;
 import dev.tollgate.redis.RedisBucketStore;
 import dev.tollgate.redis.RedisConnector;
 import dev.tollgate.redis.RedisTokenLeaseSource;
+import dev.tollgate.spring.filter.DecisionListener;
 import dev.tollgate.spring.filter.LimitEnforcer;
 import dev.tollgate.spring.filter.RateLimitFilter;
 import dev.tollgate.spring.filter.RateLimitHeaders;
@@ -153,9 +154,10 @@ class RateLimitingConfiguration {
     @Bean
     @ConditionalOnMissingBean
     LimitEnforcer limitEnforcer(RuleBook rules, FailoverRateLimiter limiter, DecisionMetrics metrics,
-                                ObservabilityProperties observability) {
+                                ObservabilityProperties observability, ObjectProvider<DecisionListener> listener) {
         return new LimitEnforcer(rules, limiter, metrics,
-                new RejectionLog(observability.logging().rejectionsPerSecond(), MonotonicClock.system()));
+                new RejectionLog(observability.logging().rejectionsPerSecond(), MonotonicClock.system()),
+                listener.getIfUnique(() -> DecisionListener.NONE));
     }
 
     /** Every routed request, keyed by its API key: on unless {@code tollgate.global-filter.enabled=false}. */

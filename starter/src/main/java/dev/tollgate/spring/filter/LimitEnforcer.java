@@ -22,12 +22,19 @@ public final class LimitEnforcer {
     private final FailoverRateLimiter limiter;
     private final DecisionMetrics metrics;
     private final RejectionLog rejections;
+    private final DecisionListener listener;
 
     public LimitEnforcer(RuleBook rules, FailoverRateLimiter limiter, DecisionMetrics metrics, RejectionLog rejections) {
+        this(rules, limiter, metrics, rejections, DecisionListener.NONE);
+    }
+
+    public LimitEnforcer(RuleBook rules, FailoverRateLimiter limiter, DecisionMetrics metrics, RejectionLog rejections,
+                         DecisionListener listener) {
         this.rules = rules;
         this.limiter = limiter;
         this.metrics = metrics;
         this.rejections = rejections;
+        this.listener = listener;
     }
 
     /** What was decided for one request. */
@@ -54,6 +61,7 @@ public final class LimitEnforcer {
         DecisionOutcome outcome = decision.allowed() ? DecisionOutcome.ALLOWED
                 : rule.shadow() ? DecisionOutcome.SHADOW_REJECTED : DecisionOutcome.REJECTED;
         metrics.decision(tenant, route, outcome, sourced.source());
+        listener.decided(tenant, route, rule, decision.allowed());
         if (outcome == DecisionOutcome.SHADOW_REJECTED) {
             rejections.shadowRejected(tenant, route, sourced.source().tag());
         } else if (outcome == DecisionOutcome.REJECTED) {

@@ -1,5 +1,6 @@
 package dev.tollgate.spring.filter;
 
+import dev.tollgate.core.BucketLimits;
 import dev.tollgate.core.Decision;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.TokenBucketMath;
@@ -10,7 +11,8 @@ import java.util.function.BiConsumer;
  * bucket on this route, nothing about anyone else's.
  *
  * <ul>
- *   <li>{@code X-RateLimit-Limit}: the bucket's capacity (the burst).</li>
+ *   <li>{@code X-RateLimit-Limit}: the bucket's capacity (the burst) in whole tokens: with several
+ *       regions, this region's share of it, rounded down.</li>
  *   <li>{@code X-RateLimit-Remaining}: whole tokens left after this request.</li>
  *   <li>{@code X-RateLimit-Reset}: seconds until the bucket is full again, rounded up.</li>
  *   <li>{@code RateLimit-Policy: "<route>";q=<capacity>;w=<seconds to fill from empty>} and
@@ -38,15 +40,17 @@ public final class RateLimitHeaders {
     /** Writes the enabled headers to {@code headers} (name, value), replacing any of the same name. */
     void write(BiConsumer<String, String> headers, String route, RateLimitRule rule, Decision decision) {
         long resetSeconds = TokenBucketMath.ceilDiv(decision.resetAfterMillis(), 1000);
+        // The limits this instance enforces: the rule's, or with several regions its region's share.
+        BucketLimits limits = rule.limits();
         if (xRateLimit) {
-            headers.accept(LIMIT, Long.toString(rule.capacity()));
+            headers.accept(LIMIT, Long.toString(limits.capacityTokens()));
             headers.accept(REMAINING, Long.toString(decision.remaining()));
             headers.accept(RESET, Long.toString(resetSeconds));
         }
         if (ietf) {
             String name = structuredString(route);
-            long window = TokenBucketMath.ceilDiv(rule.limits().millisToFill(), 1000);
-            headers.accept(POLICY, name + ";q=" + rule.capacity() + ";w=" + window);
+            long window = TokenBucketMath.ceilDiv(limits.millisToFill(), 1000);
+            headers.accept(POLICY, name + ";q=" + limits.capacityTokens() + ";w=" + window);
             headers.accept(RATE_LIMIT, name + ";r=" + decision.remaining() + ";t=" + resetSeconds);
         }
     }

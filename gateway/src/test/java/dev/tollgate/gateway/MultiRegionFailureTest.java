@@ -1,0 +1,244 @@
+package dev.tollgate.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tollgate.core.region.RegionShares;
+import dev.tollgate.spring.directory.Directory;
+import dev.tollgate.spring.instances.LiveInstances;
+import dev.tollgate.spring.region.CurrentShares;
+import dev.tollgate.spring.tenant.TenantLookup;
+import dev.tollgate.testkit.PostgresServer;
+import dev.tollgate.testkit.RedisServer;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Two regions, three gateways (two in eu, one in us), one PostgreSQL: what happens when a region's
+ * Redis, PostgreSQL, or the instance that runs the rebalancer goes away. In order, since the last
+ * tests take the rebalancer away from instances for good.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class MultiRegionFailureTest {
+
+    /** The rebalancer's advisory lock key ("tollgate" in ASCII), as RegionRepository takes it. */
+    private static final long REBALANCER_LOCK = 0x746f6c6c67617465L;
+
+    private static PostgresServer postgres;
+    private static RedisServer euRedis;
+    private static RedisServer usRedis;
+    private static TestUpstream upstream;
+    private static RunningGateway eu1;
+    private static RunningGateway eu2;
+    private static RunningGateway us1;
+
+    @BeforeAll
+    static void start() {
+        postgres = PostgresServer.start();
+        euRedis = RedisServer.start();
+        usRedis = RedisServer.start();
+        upstream = new TestUpstream();
+        eu1 = RunningGateway.start(RegionGateways.properties("eu", postgres, euRedis, upstream.uri()));
+        eu2 = RunningGateway.start(RegionGateways.properties("eu", postgres, euRedis, upstream.uri()));
+        us1 = RunningGateway.start(RegionGateways.properties("us", postgres, usRedis, upstream.uri()));
+    }
+
+    @AfterAll
+    static void stop() {
+        for (AutoCloseable c : new AutoCloseable[] {us1, eu2, eu1, upstream, usRedis, euRedis, postgres}) {
+            try {
+                if (c != null) {
+                    c.close();
+                }
+            } catch (Exception ignored) {
+                // keep closing the rest
+            }
+        }
+    }
+
+    private static List<RunningGateway> all() {
+        return List.of(eu1, eu2, us1);
+    }
+
+    private static void awaitKey(String key) {
+        await().atMost(Duration.ofSeconds(5)).until(() -> all().stream()
+                .allMatch(g -> g.context().getBean(Directory.class).lookup(key) instanceof TenantLookup.Verified));
+    }
+
+    private static int admitted(RunningGateway gateway, String key, int requests) {
+        int admitted = 0;
+        for (int i = 0; i < requests; i++) {
+            admitted += gateway.send("POST", "/orders", key).statusCode() == 200 ? 1 : 0;
+        }
+        return admitted;
+    }
+
+    @Test
+    @Order(1)
+    void aRegionWhoseRedisIsDownFallsBackOnItsRegionalShare() throws Exception {
+        // Each region's Redis sees its own instances only: eu counts 2, us counts 1.
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                eu1.context().getBean(LiveInstances.class).count() == 2
+                        && eu2.context().getBean(LiveInstances.class).count() == 2
+                        && us1.context().getBean(LiveInstances.class).count() == 1);
+        RegionGateways.putRule(eu1, "outage", "create-order", 10, 0.01);
+        String key = RegionGateways.createKey(eu1, "outage");
+        awaitKey(key);
+        await().atMost(Duration.ofSeconds(5)).until(() -> all().stream()
+                .allMatch(g -> g.context().getBean(Directory.class).ruleFor("outage", "create-order").capacity() == 10));
+
+        usRedis.kill();
+        try {
+            // Past the heartbeats' time-to-live (3 s): N no longer comes from a Redis heartbeat, and
+            // whatever it comes from must still count this region's instances only. Real time: the
+            // heartbeats run on the system clock.
+            Thread.sleep(3500);
+            // us: its half of the burst (5 of 10), enforced locally by its one instance.
+            HttpResponse<String> first = us1.send("POST", "/orders", key);
+            assertThat(first.statusCode()).isEqualTo(200);
+            assertThat(first.headers().firstValue("X-RateLimit-Limit")).hasValue("5");
+            assertThat(1 + admitted(us1, key, 10)).isEqualTo(5);
+            assertThat(us1.management("/actuator/health/rateLimiter").body()).contains("DEGRADED");
+            // eu: its own Redis, its own half, shared by its two instances.
+            assertThat(admitted(eu1, key, 4) + admitted(eu2, key, 4) + admitted(eu1, key, 4)).isEqualTo(5);
+            assertThat(eu1.management("/actuator/health/rateLimiter").body()).contains("\"status\":\"UP\"");
+        } finally {
+            usRedis.restart();
+        }
+    }
+
+    @Test
+    @Order(2)
+    void whilePostgresIsUnreachableEveryInstanceKeepsTheLastSharesItRead() {
+        RegionGateways.putRule(eu1, "steady", "create-order", 20, 20);
+        String key = RegionGateways.createKey(eu1, "steady");
+        awaitKey(key);
+        // 80 % in eu (over its two instances), 20 % in us, twice the limit.
+        try (PacedLoad load = PacedLoad.start(all(), new int[] {0, 1, 0, 1, 2}, 40, "POST", "/orders", key)) {
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> all().stream()
+                    .allMatch(g -> RegionGateways.shares(g, "steady", "create-order").ppm("eu") >= 750_000));
+            await().atMost(Duration.ofSeconds(10)).until(() -> all().stream().map(g ->
+                    RegionGateways.shares(g, "steady", "create-order")).distinct().count() == 1);
+            RegionShares lastRead = RegionGateways.shares(eu1, "steady", "create-order");
+
+            postgres.stop();
+            try {
+                await().atMost(Duration.ofSeconds(10)).until(() -> all().stream().allMatch(g ->
+                        g.management("/actuator/health/region").body().contains("DEGRADED")));
+                assertThat(us1.management("/actuator/health/region").body())
+                        .contains("PostgreSQL unreachable: the last shares read stay in force");
+                await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> all().stream()
+                        .allMatch(g -> RegionGateways.shares(g, "steady", "create-order").equals(lastRead)));
+                long euCapacity = 20L * lastRead.ppm("eu") / 1_000_000;
+                assertThat(eu2.send("POST", "/orders", key).headers().firstValue("X-RateLimit-Limit"))
+                        .hasValue(Long.toString(euCapacity));
+                assertThat(RegionGateways.coordinator(eu1).isLeader() || RegionGateways.coordinator(eu2).isLeader()
+                        || RegionGateways.coordinator(us1).isLeader()).as("no lock without PostgreSQL").isFalse();
+            } finally {
+                postgres.restart();
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> all().stream().allMatch(g ->
+                    g.management("/actuator/health/region").body().contains("\"status\":\"UP\"")));
+            await().atMost(Duration.ofSeconds(10)).until(() -> all().stream()
+                    .filter(g -> RegionGateways.coordinator(g).isLeader()).count() == 1);
+            assertThat(load.count(a -> a.status() == 0)).as("no request failed").isZero();
+        }
+    }
+
+    @Test
+    @Order(3)
+    void aLeaderWhoseDatabaseSessionIsKilledLosesTheLockAndExactlyOneInstanceHoldsItAgain() throws Exception {
+        await().atMost(Duration.ofSeconds(10)).until(() -> all().stream()
+                .filter(g -> RegionGateways.coordinator(g).isLeader()).count() == 1);
+        long killed;
+        try (Connection c = postgres.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(pg_terminate_backend(pid)) FROM pg_locks"
+                     + " WHERE locktype = 'advisory' AND granted AND objid = " + (REBALANCER_LOCK & 0xffffffffL))) {
+            rs.next();
+            killed = rs.getLong(1);
+        }
+        assertThat(killed).as("the lock holder's session").isEqualTo(1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> all().stream()
+                .filter(g -> RegionGateways.coordinator(g).isLeader()).count() == 1
+                && lockHolders() == 1);
+    }
+
+    /** Rebalancer runs this gateway made, whatever their outcome. */
+    private static double runs(RunningGateway gateway) {
+        return gateway.context().getBean(MeterRegistry.class)
+                .find("tollgate.rebalancer.runs").counters().stream()
+                .mapToDouble(Counter::count).sum();
+    }
+
+    private static long lockHolders() throws Exception {
+        try (Connection c = postgres.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                     + " AND objid = " + (REBALANCER_LOCK & 0xffffffffL))) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    @Test
+    @Order(4)
+    void whenTheRebalancersInstanceDiesAnotherTakesOverAndTheSharesStayMeanwhile() throws Exception {
+        await().atMost(Duration.ofSeconds(10)).until(() -> all().stream()
+                .filter(g -> RegionGateways.coordinator(g).isLeader()).count() == 1);
+        RunningGateway leader = all().stream().filter(g -> RegionGateways.coordinator(g).isLeader()).findFirst()
+                .orElseThrow();
+        List<RunningGateway> survivors = new ArrayList<>(all());
+        survivors.remove(leader);
+        Map<RunningGateway, Double> runsBefore = new HashMap<>();
+        survivors.forEach(g -> runsBefore.put(g, runs(g)));
+
+        // The leader's region work stops for good, and its database session with it (the rest of an
+        // in-process gateway cannot be stopped alone: gateways in one JVM share Reactor Netty's loops).
+        RegionGateways.coordinator(leader).close();
+        long lastWritten = sharesVersionInDatabase();
+        await().atMost(Duration.ofSeconds(5)).until(() -> survivors.stream().allMatch(g -> version(g) >= lastWritten));
+        Map<RunningGateway, RegionShares> before = new HashMap<>();
+        survivors.forEach(g -> before.put(g, RegionGateways.shares(g, "steady", "create-order")));
+
+        // Until another instance holds the lock nobody writes shares: read them first, then the roles.
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> {
+            boolean unchanged = survivors.stream().allMatch(g ->
+                    version(g) == lastWritten && RegionGateways.shares(g, "steady", "create-order").equals(before.get(g)));
+            boolean led = survivors.stream().anyMatch(g -> RegionGateways.coordinator(g).isLeader());
+            assertThat(unchanged || led).as("shares changed while no instance ran the rebalancer").isTrue();
+            return led;
+        });
+        RunningGateway next = survivors.stream().filter(g -> RegionGateways.coordinator(g).isLeader()).findFirst()
+                .orElseThrow();
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs(next) > runsBefore.get(next));
+        for (RunningGateway g : survivors) {
+            assertThat(RegionGateways.coordinator(g).lastRunAgeSeconds()).isLessThan(5);
+        }
+    }
+
+    private static long version(RunningGateway gateway) {
+        return gateway.context().getBean(CurrentShares.class).version();
+    }
+
+    private static long sharesVersionInDatabase() throws Exception {
+        try (Connection c = postgres.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT shares_version FROM rebalancer_state")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+}

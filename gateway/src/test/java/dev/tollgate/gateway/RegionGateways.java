@@ -1,0 +1,52 @@
+package dev.tollgate.gateway;
+
+import static dev.tollgate.gateway.DatabaseGateways.ADMIN_TOKEN;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.jayway.jsonpath.JsonPath;
+import dev.tollgate.core.region.RegionShares;
+import dev.tollgate.spring.region.CurrentShares;
+import dev.tollgate.spring.region.RegionCoordinator;
+import dev.tollgate.testkit.PostgresServer;
+import dev.tollgate.testkit.RedisServer;
+import java.net.http.HttpResponse;
+import java.util.Map;
+
+/** Gateways of two regions, eu and us, each with a Redis of its own, sharing one PostgreSQL. */
+final class RegionGateways {
+
+    private RegionGateways() {
+    }
+
+    /** Properties of a gateway in {@code region}, on that region's Redis, the defaults 50/50, a 1 s rebalancer. */
+    static Map<String, Object> properties(String region, PostgresServer postgres, RedisServer regionRedis,
+                                          String upstreamUri) {
+        Map<String, Object> p = DatabaseGateways.properties(postgres, regionRedis.port(), upstreamUri);
+        p.put("tollgate.region", region);
+        p.put("tollgate.regions.eu.share", "0.5");
+        p.put("tollgate.regions.us.share", "0.5");
+        p.put("tollgate.rebalancer.interval", "1s");
+        return p;
+    }
+
+    static String createKey(RunningGateway gateway, String tenant) {
+        HttpResponse<String> created = gateway.admin("POST", "/admin/tenants/" + tenant + "/keys", "{}", ADMIN_TOKEN);
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        return JsonPath.read(created.body(), "$.key");
+    }
+
+    static void putRule(RunningGateway gateway, String tenant, String route, long capacity, double refillPerSecond) {
+        HttpResponse<String> put = gateway.admin("PUT", "/admin/rules/" + tenant + "/" + route,
+                "{\"capacity\":" + capacity + ",\"refillPerSecond\":" + refillPerSecond + "}", ADMIN_TOKEN);
+        assertThat(put.statusCode()).as(put.body()).isIn(200, 201);
+    }
+
+    /** The shares of a bucket as {@code gateway} enforces them now. */
+    static RegionShares shares(RunningGateway gateway, String tenant, String route) {
+        return gateway.context().getBean(CurrentShares.class).sharesFor(tenant, route);
+    }
+
+    static RegionCoordinator coordinator(RunningGateway gateway) {
+        return gateway.context().getBean(RegionCoordinator.class);
+    }
+}

@@ -1,0 +1,20 @@
+package dev.tollgate.spring.region;
+
+import dev.tollgate.core.RateLimitRule;
+import dev.tollgate.core.region.DemandMeter;
+import dev.tollgate.spring.filter.DecisionListener;
+
+/** Counts every decision in this instance's {@link DemandMeter}: in memory only, nothing per request leaves it. */
+final class DemandRecorder implements DecisionListener {
+
+    private final DemandMeter meter;
+
+    DemandRecorder(DemandMeter meter) {
+        this.meter = meter;
+    }
+
+    @Override
+    public void decided(String tenant, String route, RateLimitRule rule, boolean allowed) {
+        meter.record(tenant, route, rule.cost(), allowed);
+    }
+}

@@ -1,0 +1,116 @@
+package dev.tollgate.spring.region;
+
+import dev.tollgate.core.MonotonicClock;
+import dev.tollgate.core.RuleBook;
+import dev.tollgate.core.region.DemandMeter;
+import dev.tollgate.core.region.RegionalRuleBook;
+import dev.tollgate.core.region.ShareRebalancer;
+import dev.tollgate.spring.autoconfigure.DirectoryProperties;
+import dev.tollgate.spring.autoconfigure.TollgateAutoConfiguration;
+import dev.tollgate.spring.autoconfigure.TollgateProperties;
+import dev.tollgate.spring.directory.DatabaseEndpoint;
+import dev.tollgate.spring.directory.Directory;
+import dev.tollgate.spring.filter.DecisionListener;
+import dev.tollgate.spring.instances.LiveInstances;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.util.StringUtils;
+
+/**
+ * Several regions ({@code tollgate.region} set; see {@code docs/multi-region.md}): every rule is
+ * enforced at this region's share ({@link RegionalRuleBook}, the rule book the limiter uses), and,
+ * with rules in PostgreSQL and {@code tollgate.rebalancer.enabled}, the {@link RegionCoordinator}
+ * reports this instance's demand, reads the shares the rebalancer moves, and runs the rebalancer
+ * while it holds its lock. Without {@code tollgate.region}, none of this exists: one region, every
+ * limit enforced whole.
+ */
+@AutoConfiguration(after = TollgateAutoConfiguration.class)
+@Conditional(RegionAutoConfiguration.RegionIsSet.class)
+@ConditionalOnProperty(name = "tollgate.enabled", havingValue = "true", matchIfMissing = true)
+@EnableConfigurationProperties({RegionProperties.class, RebalancerProperties.class})
+public class RegionAutoConfiguration {
+
+    private static final Logger log = LoggerFactory.getLogger(RegionAutoConfiguration.class);
+
+    /** Matches when {@code tollgate.region} has a value (blank counts as unset). */
+    static final class RegionIsSet extends SpringBootCondition {
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            String region = context.getEnvironment().getProperty("tollgate.region");
+            return StringUtils.hasText(region)
+                    ? ConditionOutcome.match("tollgate.region is " + region)
+                    : ConditionOutcome.noMatch("tollgate.region is not set: a single region");
+        }
+    }
+
+    @Bean
+    CurrentShares currentShares(RegionProperties regions, RebalancerProperties rebalancer, TollgateProperties tollgate) {
+        rebalancer.settings(regions.defaultShares()); // fail at start if the minimum share cannot hold
+        log.info("Region {}: limits split by default shares {}{}", regions.region(), regions.defaultShares(),
+                !rebalancer.enabled() ? " (rebalancer off: they stay there)"
+                        : tollgate.source() == TollgateProperties.Source.STATIC
+                        ? " (tollgate.source=static: they stay there, the rebalancer needs PostgreSQL)" : "");
+        return new CurrentShares(regions.region(), regions.defaultShares());
+    }
+
+    /** The rule book the limiter uses: the rules as written, scaled to this region's share of each bucket. */
+    @Bean
+    @Primary
+    RegionalRuleBook regionalRuleBook(RegionProperties regions, CurrentShares shares,
+                                      ObjectProvider<Directory> directory, TollgateProperties tollgate) {
+        Directory fromDatabase = directory.getIfAvailable();
+        RuleBook rules = fromDatabase != null ? fromDatabase : tollgate.ruleSet();
+        return new RegionalRuleBook(rules, regions.region(), shares);
+    }
+
+    @Bean
+    RegionHealthIndicator regionHealthIndicator(CurrentShares shares, ObjectProvider<RegionCoordinator> coordinator) {
+        return new RegionHealthIndicator(shares, coordinator.getIfAvailable());
+    }
+
+    /** The rebalancer's parts: only with rules in PostgreSQL, where shares and reports live. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnProperty(name = "tollgate.rebalancer.enabled", havingValue = "true", matchIfMissing = true)
+    @ConditionalOnBean(DatabaseEndpoint.class)
+    static class RebalancerConfiguration {
+
+        @Bean
+        DemandMeter regionDemandMeter() {
+            return new DemandMeter(MonotonicClock.system());
+        }
+
+        /** Counts each decision in memory for the demand reports. */
+        @Bean
+        DecisionListener regionDemandRecorder(DemandMeter regionDemandMeter) {
+            return new DemandRecorder(regionDemandMeter);
+        }
+
+        @Bean(destroyMethod = "close")
+        RegionCoordinator regionCoordinator(DemandMeter regionDemandMeter, RegionProperties regions,
+                                            RebalancerProperties rebalancer, CurrentShares shares,
+                                            RegionalRuleBook regionalRules, Directory directory,
+                                            DatabaseEndpoint endpoint, DirectoryProperties directoryProperties,
+                                            LiveInstances instances, MeterRegistry meters) {
+            RegionCoordinator coordinator = new RegionCoordinator(new RegionCoordinator.Parts(endpoint, shares,
+                    regionDemandMeter, regionalRules, directory, instances::count, instances.instanceId(),
+                    new ShareRebalancer(rebalancer.settings(regions.defaultShares())),
+                    rebalancer.interval(), directoryProperties.retryDelay(), MonotonicClock.system()));
+            coordinator.start(new RebalancerMetrics(meters, coordinator, shares));
+            return coordinator;
+        }
+    }
+}
