@@ -56,7 +56,7 @@ class RedisFailureTest {
         p.put("tollgate.redis.connect-retry-delay", "200ms");
         p.put("tollgate.redis.reconnect-max-delay", "200ms");
         p.put("tollgate.redis.circuit-breaker.minimum-number-of-calls", "5");
-        p.put("tollgate.redis.circuit-breaker.sliding-window-size", "10");
+        p.put("tollgate.redis.circuit-breaker.sliding-window", "1s");
         p.put("tollgate.redis.circuit-breaker.wait-in-open-state", WAIT_IN_OPEN_STATE.toMillis() + "ms");
         p.put("tollgate.redis.circuit-breaker.permitted-calls-in-half-open-state", "2");
         p.put("tollgate.fallback.heartbeat-interval", "200ms");
@@ -138,10 +138,12 @@ class RedisFailureTest {
 
         redis.freeze();
         try {
-            int untilOpen = 0;
+            // The breaker judges the calls of the last second: it opens once failures are half of them.
+            long frozenAt = System.nanoTime();
             while (breaker(gateway).getState() != CircuitBreaker.State.OPEN) {
                 assertThat(gateway.send("POST", "/orders", "frozen").statusCode()).isEqualTo(200);
-                assertThat(++untilOpen).as("requests before the breaker opens").isLessThanOrEqualTo(10);
+                assertThat(Duration.ofNanos(System.nanoTime() - frozenAt)).as("time until the breaker opens")
+                        .isLessThan(Duration.ofSeconds(3));
             }
             // While the breaker stays open, no request may call Redis: each is refused a permit, none
             // fails (a failure would mean a call was made and timed out).

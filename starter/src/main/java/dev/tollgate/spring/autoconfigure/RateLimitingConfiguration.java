@@ -61,8 +61,8 @@ class RateLimitingConfiguration {
         RedisGuardProperties.CircuitBreakerProperties cb = guard.circuitBreaker();
         CircuitBreakerConfig config = CircuitBreakerConfig.custom()
                 .failureRateThreshold(cb.failureRateThreshold())
-                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
-                .slidingWindowSize(cb.slidingWindowSize())
+                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.TIME_BASED)
+                .slidingWindowSize(cb.slidingWindowSeconds())
                 .minimumNumberOfCalls(cb.minimumNumberOfCalls())
                 .waitDurationInOpenState(cb.waitInOpenState())
                 .permittedNumberOfCallsInHalfOpenState(cb.permittedCallsInHalfOpenState())

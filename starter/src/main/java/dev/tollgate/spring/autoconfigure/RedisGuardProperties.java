@@ -28,22 +28,43 @@ public record RedisGuardProperties(
         @DefaultValue @Valid CircuitBreakerProperties circuitBreaker) {
 
     /**
-     * The breaker opens when, over the last {@code slidingWindowSize} Redis calls (and at least
-     * {@code minimumNumberOfCalls}), {@code failureRateThreshold} percent failed or timed out. While
-     * open no call is made; after {@code waitInOpenState} it lets {@code permittedCallsInHalfOpenState}
-     * calls through, and closes if they succeed.
+     * The breaker opens when, over the Redis calls of the last {@code slidingWindow} (at least
+     * {@code minimumNumberOfCalls} of them), {@code failureRateThreshold} percent failed or timed out.
+     * While open no call is made; after {@code waitInOpenState} it lets
+     * {@code permittedCallsInHalfOpenState} calls through, and closes if they succeed.
+     *
+     * <p>Why a window of time rather than of the last n calls: a call carries the requests an event
+     * loop read together, so a busy gateway makes many calls a second, and the last 20 of them span a
+     * few milliseconds. One hiccup of Redis (a few ms waiting for a CPU) would fail them all and open
+     * the breaker for a whole {@code waitInOpenState}, at peak, with Redis healthy. Over a second of
+     * calls a hiccup weighs what it lasts; a Redis that stops answering fails every call and opens
+     * the breaker within the window (sooner when the gateway is quiet: the window then holds few
+     * calls). Each request meanwhile waits at most the timeout.
      *
      * @param failureRateThreshold          Percentage of failed or timed-out calls in the window that opens the breaker.
-     * @param slidingWindowSize             Number of most recent Redis calls the failure rate is computed over.
+     * @param slidingWindow                 The span of most recent Redis calls the failure rate is computed over, in
+     *                                      whole seconds.
      * @param minimumNumberOfCalls          Calls the window must hold before the breaker may open.
      * @param waitInOpenState               How long the breaker stays open before it probes Redis again.
      * @param permittedCallsInHalfOpenState Probe calls let through while half open; the breaker closes if they succeed.
      */
     public record CircuitBreakerProperties(
             @DefaultValue("50") @DecimalMin(value = "0", inclusive = false) @DecimalMax("100") float failureRateThreshold,
-            @DefaultValue("20") @Min(1) int slidingWindowSize,
+            @DefaultValue("1s") @DurationMin(seconds = 1) Duration slidingWindow,
             @DefaultValue("10") @Min(1) int minimumNumberOfCalls,
             @DefaultValue("1s") @DurationMin(nanos = 1) Duration waitInOpenState,
             @DefaultValue("5") @Min(1) int permittedCallsInHalfOpenState) {
+
+        public CircuitBreakerProperties {
+            if (slidingWindow != null && slidingWindow.toMillis() % 1000 != 0) {
+                throw new IllegalArgumentException("tollgate.redis.circuit-breaker.sliding-window must be whole seconds,"
+                        + " was " + slidingWindow);
+            }
+        }
+
+        /** The window in seconds, as the breaker counts it. */
+        public int slidingWindowSeconds() {
+            return (int) Math.min(Integer.MAX_VALUE, slidingWindow.toSeconds());
+        }
     }
 }
