@@ -123,13 +123,12 @@ public final class BenchmarkSuite {
                     progress.say("warm-up %s: %d requests", target.name(), served);
                 }
 
-                List<Saturation.Run> saturation = new Saturation(saturationTargets, env.redisStats(), progress,
-                        env::requireAllAlive)
-                        .run(List.of(new Saturation.Mix(Saturation.COLD, mix),
-                                        new Saturation.Mix(Saturation.HOT,
-                                                RequestMix.singleTenant(BenchRoutes.BENCH_PATH, "hot-tenant"))),
-                                plan.saturationRepetitions(), plan.saturationConcurrency(), plan.saturationRampUp(),
-                                plan.saturationRun());
+                List<Saturation.Mix> mixes = List.of(new Saturation.Mix(Saturation.COLD, mix),
+                        new Saturation.Mix(Saturation.HOT, RequestMix.singleTenant(BenchRoutes.BENCH_PATH, "hot-tenant")));
+                Saturation saturating = new Saturation(saturationTargets, env.redisStats(), progress, env::requireAllAlive);
+                saturating.settle(mixes, plan.saturationConcurrency(), plan.saturationRun());
+                List<Saturation.Run> saturation = saturating.run(mixes, plan.saturationRepetitions(),
+                        plan.saturationConcurrency(), plan.saturationRampUp(), plan.saturationRun());
                 double capacity = Median.of(saturation.stream()
                         .filter(r -> r.mix().equals(Saturation.COLD) && r.target().equals(Targets.NO_LIMITER))
                         .map(r -> r.result().achievedRate()).toList());
