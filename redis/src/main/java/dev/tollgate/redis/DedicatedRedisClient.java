@@ -13,6 +13,7 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
+import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
 import java.util.List;
@@ -24,9 +25,11 @@ import java.util.concurrent.TimeUnit;
  * limiter and would not suit every Redis user.
  *
  * <ul>
- *   <li><b>One I/O thread</b> ({@code tollgate-redis-*}) for every connection, standalone or all of a
- *       cluster's nodes: reply deadlines are checked on the loop that reads the replies (see
- *       {@link ScriptCalls}). One thread is plenty: calls carry batches of decisions.</li>
+ *   <li><b>The gateway's own event loops</b>, when it can have them ({@link Loops#of}, {@link #onGatewayLoops}): one
+ *       connection per HTTP event loop, so a request's call is written, and its reply read, on the
+ *       thread that serves the request, with no hop to another thread and back. Otherwise one I/O
+ *       thread of its own ({@code tollgate-redis-*}) for every connection. Either way reply deadlines
+ *       are checked on the loop that reads the replies (see {@link ScriptCalls}).</li>
  *   <li><b>Commands fail at once while disconnected</b> instead of queueing until Lettuce reconnects:
  *       a queued decision would only time out, and the circuit breaker needs to see the failures.</li>
  *   <li><b>Quick reconnects</b>: exponential back-off from 10 ms, capped at {@code reconnectMaxDelay}.</li>
@@ -40,20 +43,57 @@ public final class DedicatedRedisClient implements AutoCloseable {
     private final ClientResources resources;
     private final AbstractRedisClient client;
     private final Connect connect;
+    private final int connections;
 
     private interface Connect {
         CompletionStage<? extends StatefulConnection<String, String>> open();
     }
 
-    private DedicatedRedisClient(ClientResources resources, AbstractRedisClient client, Connect connect) {
+    private DedicatedRedisClient(ClientResources resources, AbstractRedisClient client, Connect connect,
+                                 int connections) {
         this.resources = resources;
         this.client = client;
         this.connect = connect;
+        this.connections = connections;
+    }
+
+    /**
+     * Where the client's connections should run, chosen once: on {@code loops} (the gateway's HTTP
+     * event loops; {@code null} when there are none) if Lettuce's transport can run on them, else
+     * on one I/O thread of its own.
+     */
+    public static final class Loops {
+
+        private final SharedEventLoops shared;
+
+        private Loops(SharedEventLoops shared) {
+            this.shared = shared;
+        }
+
+        public static Loops of(EventLoopGroup gatewayLoops) {
+            return new Loops(gatewayLoops == null ? null : SharedEventLoops.ifCompatible(gatewayLoops));
+        }
+
+        /** One I/O thread of the client's own. */
+        public static Loops own() {
+            return new Loops(null);
+        }
+
+        /** Whether the connections will run on the gateway's loops. */
+        public boolean shared() {
+            return shared != null;
+        }
+    }
+
+    /** A client of one Redis server, on one I/O thread of its own. */
+    public static DedicatedRedisClient standalone(RedisURI uri, Duration commandTimeout, Duration reconnectMaxDelay) {
+        return standalone(uri, commandTimeout, reconnectMaxDelay, Loops.own());
     }
 
     /** A client of one Redis server. */
-    public static DedicatedRedisClient standalone(RedisURI uri, Duration commandTimeout, Duration reconnectMaxDelay) {
-        ClientResources resources = resources(reconnectMaxDelay);
+    public static DedicatedRedisClient standalone(RedisURI uri, Duration commandTimeout, Duration reconnectMaxDelay,
+                                                  Loops loops) {
+        ClientResources resources = resources(reconnectMaxDelay, loops);
         RedisClient client = RedisClient.create(resources);
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
@@ -61,18 +101,40 @@ public final class DedicatedRedisClient implements AutoCloseable {
                 .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
                 .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
                 .build());
-        return new DedicatedRedisClient(resources, client, () -> client.connectAsync(StringCodec.UTF8, uri));
+        return new DedicatedRedisClient(resources, client, () -> client.connectAsync(StringCodec.UTF8, uri),
+                connectionsFor(loops));
     }
 
-    /** A client of a Redis Cluster, discovered from {@code seeds}. */
-    public static DedicatedRedisClient cluster(List<RedisURI> seeds, Duration commandTimeout, Duration reconnectMaxDelay) {
-        ClientResources resources = resources(reconnectMaxDelay);
-        RedisClusterClient client = RedisClusterClient.create(resources, seeds);
+    /** A client of a Redis Cluster, discovered from {@code nodes}, on one I/O thread of its own. */
+    public static DedicatedRedisClient cluster(List<RedisURI> nodes, Duration commandTimeout, Duration reconnectMaxDelay) {
+        return cluster(nodes, commandTimeout, reconnectMaxDelay, Loops.own());
+    }
+
+    /** A client of a Redis Cluster, discovered from {@code nodes}. */
+    public static DedicatedRedisClient cluster(List<RedisURI> nodes, Duration commandTimeout, Duration reconnectMaxDelay,
+                                               Loops loops) {
+        ClientResources resources = resources(reconnectMaxDelay, loops);
+        RedisClusterClient client = RedisClusterClient.create(resources, nodes);
         client.setOptions(RecommendedClusterClientOptions.defaults()
                 .withTimeouts(commandTimeout, commandTimeout).toClientOptions());
         // The asynchronous connect needs the topology first (the blocking one loads it itself).
         return new DedicatedRedisClient(resources, client,
-                () -> client.refreshPartitionsAsync().thenCompose(topology -> client.connectAsync(StringCodec.UTF8)));
+                () -> client.refreshPartitionsAsync().thenCompose(topology -> client.connectAsync(StringCodec.UTF8)),
+                connectionsFor(loops));
+    }
+
+    /** How many connections to open: one per event loop the client runs on. */
+    public int connections() {
+        return connections;
+    }
+
+    /** Whether the connections run on the gateway's own event loops. */
+    public boolean onGatewayLoops() {
+        return resources.eventLoopGroupProvider() instanceof SharedEventLoops;
+    }
+
+    private static int connectionsFor(Loops loops) {
+        return loops.shared() ? loops.shared.loops() : 1;
     }
 
     /** Opens a connection (asynchronously); see {@link RedisConnector} for retries. */
@@ -80,13 +142,17 @@ public final class DedicatedRedisClient implements AutoCloseable {
         return connect.open();
     }
 
-    private static ClientResources resources(Duration reconnectMaxDelay) {
-        return DefaultClientResources.builder()
-                .ioThreadPoolSize(1)
+    private static ClientResources resources(Duration reconnectMaxDelay, Loops loops) {
+        ClientResources.Builder builder = DefaultClientResources.builder()
                 .computationThreadPoolSize(1)
                 .threadFactoryProvider(pool -> new DefaultThreadFactory("tollgate-redis-" + pool, true))
-                .reconnectDelay(Delay.exponential(Duration.ofMillis(10), reconnectMaxDelay, 2, TimeUnit.MILLISECONDS))
-                .build();
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(10), reconnectMaxDelay, 2, TimeUnit.MILLISECONDS));
+        if (loops.shared()) {
+            builder.eventLoopGroupProvider(loops.shared);
+        } else {
+            builder.ioThreadPoolSize(1);
+        }
+        return builder.build();
     }
 
     @Override

@@ -28,20 +28,22 @@ public final class InstanceHeartbeat {
 
     /** Records a beat of {@code instanceId} and returns how many instances beat within {@code ttl}. */
     public CompletionStage<Long> beat(String instanceId, Duration ttl) {
-        RedisClusterAsyncCommands<String, String> commands = redis.commandsOrNull();
-        if (commands == null) {
+        RedisLane lane = redis.laneOrNull();
+        if (lane == null) {
             return CompletableFuture.failedFuture(new RedisUnavailableException("no connection to Redis yet"));
         }
+        RedisClusterAsyncCommands<String, String> commands = lane.commands();
         return script.run(commands, ScriptOutputType.INTEGER, new String[] {key},
                 instanceId, Long.toString(ttl.toMillis()));
     }
 
     /** Removes {@code instanceId} at once (a clean shutdown), instead of letting it expire. */
     public CompletionStage<Long> leave(String instanceId) {
-        RedisClusterAsyncCommands<String, String> commands = redis.commandsOrNull();
-        if (commands == null) {
+        RedisLane lane = redis.laneOrNull();
+        if (lane == null) {
             return CompletableFuture.completedFuture(0L);
         }
+        RedisClusterAsyncCommands<String, String> commands = lane.commands();
         return commands.zrem(key, instanceId);
     }
 }

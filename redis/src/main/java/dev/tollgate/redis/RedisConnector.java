@@ -5,52 +5,73 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Opens the one connection Tollgate's Redis calls share, without making Redis a condition for
+ * Opens the connections Tollgate's Redis calls share, without making Redis a condition for
  * starting: the first attempt is made at {@link #start()}, and failed attempts are repeated every
- * {@code retryDelay} in the background until one succeeds. Once open, Lettuce reconnects the
- * connection by itself after any outage. Calls can be made once the connection is open and one PING
- * has told which event loop serves it ({@link #ioLoopOrNull()}).
+ * {@code retryDelay} in the background until they succeed. Once open, Lettuce reconnects each
+ * connection by itself after any outage.
+ *
+ * <p>It opens {@code connections} of them: one per event loop of the client's (when the client
+ * runs on the gateway's own HTTP loops, see {@link DedicatedRedisClient}, each loop gets a
+ * connection of its own, and a request's call never leaves its loop). A connection can be used once
+ * one PING has told which event loop serves it; calls from a loop that has no connection of its own
+ * use any other (see {@link #laneOrNull()}).
  */
 public final class RedisConnector implements RedisLink, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(RedisConnector.class);
 
     private final Supplier<CompletionStage<? extends StatefulConnection<String, String>>> connect;
+    private final int connections;
     private final Duration retryDelay;
     private final Consumer<RedisClusterAsyncCommands<String, String>> onConnected;
     private final ScheduledExecutorService retries;
-    private final AtomicReference<StatefulConnection<String, String>> connection = new AtomicReference<>();
-    private final AtomicReference<RedisClusterAsyncCommands<String, String>> commands = new AtomicReference<>();
-    private volatile EventExecutor ioLoop;
+    private final List<StatefulConnection<String, String>> open = new CopyOnWriteArrayList<>();
+    private final List<RedisLane> lanes = new CopyOnWriteArrayList<>();
+    private final ConcurrentHashMap<EventExecutor, RedisLane> byLoop = new ConcurrentHashMap<>();
     private volatile boolean cluster;
     private volatile boolean closed;
+    private volatile boolean failing;
 
     /**
      * @param connect     opens a connection (e.g. {@code () -> client.connectAsync(codec, uri)})
+     * @param connections how many to open (at least 1)
      * @param retryDelay  pause between failed attempts
-     * @param onConnected run once the connection is open (e.g. to load scripts ahead of use)
+     * @param onConnected run once, when the first connection is open (e.g. to load scripts ahead of use)
      */
     public RedisConnector(Supplier<CompletionStage<? extends StatefulConnection<String, String>>> connect,
-                          Duration retryDelay,
+                          int connections, Duration retryDelay,
                           Consumer<RedisClusterAsyncCommands<String, String>> onConnected) {
         if (retryDelay.isNegative() || retryDelay.isZero()) {
             throw new IllegalArgumentException("retryDelay must be positive, was " + retryDelay);
         }
+        if (connections < 1) {
+            throw new IllegalArgumentException("connections must be at least 1, was " + connections);
+        }
         this.connect = connect;
+        this.connections = connections;
         this.retryDelay = retryDelay;
         this.onConnected = onConnected;
         this.retries = DaemonThreads.scheduler("tollgate-redis-connector");
+    }
+
+    /** One connection. */
+    public RedisConnector(Supplier<CompletionStage<? extends StatefulConnection<String, String>>> connect,
+                          Duration retryDelay, Consumer<RedisClusterAsyncCommands<String, String>> onConnected) {
+        this(connect, 1, retryDelay, onConnected);
     }
 
     /** Makes the first attempt; returns at once, whatever its outcome. */
@@ -59,13 +80,13 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
     }
 
     @Override
-    public RedisClusterAsyncCommands<String, String> commandsOrNull() {
-        return ioLoop == null ? null : commands.get();
-    }
-
-    @Override
-    public EventExecutor ioLoopOrNull() {
-        return ioLoop;
+    public RedisLane laneOrNull() {
+        EventExecutor loop = ThreadExecutorMap.currentExecutor();
+        RedisLane own = loop == null ? null : byLoop.get(loop);
+        if (own != null) {
+            return own;
+        }
+        return lanes.isEmpty() ? null : lanes.get(0);
     }
 
     @Override
@@ -75,8 +96,17 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
 
     /** Whether a connection has been established and is currently open. */
     public boolean isConnected() {
-        StatefulConnection<String, String> c = connection.get();
-        return c != null && c.isOpen();
+        for (StatefulConnection<String, String> c : open) {
+            if (c.isOpen()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Connections ready for calls (their event loop known). */
+    public int lanes() {
+        return lanes.size();
     }
 
     private void attempt() {
@@ -96,16 +126,23 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
             } else if (closed) {
                 c.closeAsync();
             } else {
-                connection.set(c);
+                boolean first = open.isEmpty();
+                open.add(c);
                 cluster = c instanceof StatefulRedisClusterConnection<?, ?>;
-                RedisClusterAsyncCommands<String, String> async = RedisLink.asyncCommands(c);
-                commands.set(async);
                 learnIoLoop(c);
-                log.info("Connected to Redis");
-                try {
-                    onConnected.accept(async);
-                } catch (RuntimeException e) {
-                    log.warn("Post-connect step failed; continuing", e);
+                if (failing || first) {
+                    log.info("Connected to Redis");
+                }
+                failing = false;
+                if (first) {
+                    try {
+                        onConnected.accept(RedisLink.asyncCommands(c));
+                    } catch (RuntimeException e) {
+                        log.warn("Post-connect step failed; continuing", e);
+                    }
+                }
+                if (open.size() < connections) {
+                    retries.execute(this::attempt);
                 }
             }
         });
@@ -118,7 +155,9 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
     private void learnIoLoop(StatefulConnection<String, String> c) {
         RedisLink.ioLoopOf(c).whenComplete((loop, error) -> {
             if (error == null) {
-                ioLoop = loop;
+                RedisLane lane = new RedisLane(RedisLink.asyncCommands(c), loop);
+                lanes.add(lane);
+                byLoop.putIfAbsent(loop, lane);
             } else if (!closed) {
                 retries.schedule(() -> learnIoLoop(c), retryDelay.toMillis(), TimeUnit.MILLISECONDS);
             }
@@ -129,8 +168,11 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
         if (closed) {
             return;
         }
-        log.warn("Cannot connect to Redis ({}); retrying in {} ms; decisions use the local fallback meanwhile",
-                rootMessage(error), retryDelay.toMillis());
+        if (!failing) {
+            log.warn("Cannot connect to Redis ({}); retrying every {} ms; decisions use the local fallback meanwhile",
+                    rootMessage(error), retryDelay.toMillis());
+        }
+        failing = true;
         retries.schedule(this::attempt, retryDelay.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -146,10 +188,11 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
     public void close() {
         closed = true;
         retries.shutdownNow();
-        StatefulConnection<String, String> c = connection.getAndSet(null);
-        commands.set(null);
-        if (c != null) {
+        lanes.clear();
+        byLoop.clear();
+        for (StatefulConnection<String, String> c : open) {
             c.close();
         }
+        open.clear();
     }
 }

@@ -15,20 +15,22 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The Redis connection Tollgate's calls share (standalone or cluster), and the Netty event loop
- * that does its I/O. Calls are written on that loop and their reply deadlines are checked there too
- * (see {@link ScriptCalls}): a loop reads what has arrived on its sockets before it runs its timers,
- * so a reply that came in time is never taken for a late one because this gateway was busy.
+ * The Redis connections Tollgate's calls share (standalone or cluster), each with the Netty event
+ * loop that does its I/O. Calls are written on their connection's loop and their reply deadlines are
+ * checked there too (see {@link ScriptCalls}): a loop reads what has arrived on its sockets before
+ * it runs its timers, so a reply that came in time is never taken for a late one because this
+ * gateway was busy. When a connection runs on the very event loop that serves the request (the
+ * gateway's HTTP loops, see {@link DedicatedRedisClient}), a call is made without any thread hop.
  */
 public interface RedisLink {
 
-    /** The async commands of the open connection, or {@code null} while there is none. */
-    RedisClusterAsyncCommands<String, String> commandsOrNull();
+    /**
+     * The connection calls made from the current thread should use: the one whose I/O runs on the
+     * current event loop when there is one, else any; {@code null} while none is open.
+     */
+    RedisLane laneOrNull();
 
-    /** The event loop the connection's I/O runs on, or {@code null} while it is not known yet. */
-    EventExecutor ioLoopOrNull();
-
-    /** Whether this is a Redis Cluster connection (a script's keys must then share a slot). */
+    /** Whether these are Redis Cluster connections (a script's keys must then share a slot). */
     boolean isCluster();
 
     /**
@@ -46,16 +48,12 @@ public interface RedisLink {
         } catch (Exception e) {
             throw new RedisUnavailableException("Redis did not answer a PING: " + e);
         }
+        RedisLane lane = new RedisLane(commands, loop);
         boolean cluster = connection instanceof StatefulRedisClusterConnection<?, ?>;
         return new RedisLink() {
             @Override
-            public RedisClusterAsyncCommands<String, String> commandsOrNull() {
-                return commands;
-            }
-
-            @Override
-            public EventExecutor ioLoopOrNull() {
-                return loop;
+            public RedisLane laneOrNull() {
+                return lane;
             }
 
             @Override

@@ -96,9 +96,8 @@ public final class ScriptCalls {
      * Over a cluster, all keys must hash to one slot.
      */
     public CompletableFuture<long[]> call(LuaScript script, String[] keys, long[] args) {
-        RedisClusterAsyncCommands<String, String> commands = link.commandsOrNull();
-        EventExecutor io = link.ioLoopOrNull();
-        if (commands == null || io == null) {
+        RedisLane lane = link.laneOrNull();
+        if (lane == null) {
             // Redis cannot be asked at all: a failure of Redis's for the breaker too, so that it opens
             // and later probes, as for a Redis that went away.
             if (!gate.permit()) {
@@ -107,6 +106,8 @@ public final class ScriptCalls {
             gate.failed(0, NOT_CONNECTED);
             return CompletableFuture.failedFuture(NOT_CONNECTED);
         }
+        RedisClusterAsyncCommands<String, String> commands = lane.commands();
+        EventExecutor io = lane.ioLoop();
         Call call = new Call(commands, io, ThreadExecutorMap.currentExecutor(), script, keys, args);
         if (io.inEventLoop()) {
             call.write();

@@ -62,12 +62,7 @@ class InstanceHeartbeatTest {
     void failsFastWithoutAConnection() {
         InstanceHeartbeat heartbeat = new InstanceHeartbeat(new RedisLink() {
             @Override
-            public io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands<String, String> commandsOrNull() {
-                return null;
-            }
-
-            @Override
-            public io.netty.util.concurrent.EventExecutor ioLoopOrNull() {
+            public RedisLane laneOrNull() {
                 return null;
             }
 

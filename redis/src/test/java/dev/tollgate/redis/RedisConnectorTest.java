@@ -28,7 +28,7 @@ class RedisConnectorTest {
             connector.start();
             RedisBucketStore store = new RedisBucketStore(new ScriptCalls(connector, Duration.ofSeconds(5)));
             assertThat(connector.isConnected()).isFalse();
-            assertThat(connector.commandsOrNull()).isNull();
+            assertThat(connector.laneOrNull()).isNull();
             assertThat(store.tryAcquire(new BucketKey("t", "r"), RateLimitRule.of(1, 1).limits())
                     .toCompletableFuture())
                     .failsWithin(Duration.ofSeconds(1))

@@ -46,7 +46,7 @@ class ScriptCallsTest {
     @Test
     void aReplyThatArrivedInTimeIsReadEvenWhenTheIoThreadWasBusyPastTheDeadline() throws Exception {
         ScriptCalls calls = new ScriptCalls(link, Duration.ofMillis(50));
-        EventExecutor io = link.ioLoopOrNull();
+        EventExecutor io = link.laneOrNull().ioLoop();
         CompletableFuture<long[]> reply = new CompletableFuture<>();
         // The call is written, then the I/O thread is kept busy for six deadlines: Redis's reply
         // (well under a millisecond) waits in the socket meanwhile.

@@ -2,6 +2,7 @@ package dev.tollgate.spring.autoconfigure;
 
 import dev.tollgate.core.BucketKey;
 import dev.tollgate.core.BucketLimits;
+import dev.tollgate.core.LeasingBucketStore;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.redis.DedicatedRedisClient;
 import dev.tollgate.redis.InstanceHeartbeat;
@@ -11,38 +12,56 @@ import dev.tollgate.redis.RedisConnector;
 import dev.tollgate.redis.RedisTokenLeaseSource;
 import dev.tollgate.redis.ScriptCalls;
 import dev.tollgate.spring.limiter.CircuitBreakerGate;
+import dev.tollgate.spring.instances.LiveInstances;
 import dev.tollgate.spring.limiter.DecisionMetrics;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.netty.channel.EventLoopGroup;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.client.ReactorResourceFactory;
+import reactor.netty.resources.LoopResources;
 
 /**
  * Tollgate's Redis connection and what runs on it. Redis is configured with Spring Boot's standard
  * {@code spring.data.redis.*} properties (host, port, credentials, database, SSL, cluster nodes), but
- * Tollgate opens its own client on them ({@link DedicatedRedisClient}: one I/O thread, fail-fast
- * while disconnected, quick reconnects), so that its settings never change the application's own
- * Redis client. Redis need not be up when the gateway starts.
+ * Tollgate opens its own client on them ({@link DedicatedRedisClient}: on the gateway's HTTP event
+ * loops, fail-fast while disconnected, quick reconnects), so that its settings never change the
+ * application's own Redis client. Redis need not be up when the gateway starts.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnProperty(name = "tollgate.enabled", havingValue = "true", matchIfMissing = true)
 class RedisStoreConfiguration {
 
+    private static final Logger log = LoggerFactory.getLogger(RedisStoreConfiguration.class);
+
     private static final int WARM_UP_CALLS = 20;
     private static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(1);
 
+    /**
+     * On the gateway's own HTTP event loops when it can (one connection per loop: a request's Redis
+     * call is written and answered on the thread that serves the request), else on one I/O thread of
+     * its own.
+     */
     @Bean(destroyMethod = "close")
     DedicatedRedisClient tollgateRedisClient(DataRedisConnectionDetails details,
                                              ObjectProvider<DataRedisProperties> redisProperties,
-                                             RedisGuardProperties guard) {
+                                             RedisGuardProperties guard,
+                                             ObjectProvider<ReactorResourceFactory> reactorResources) {
+        DedicatedRedisClient.Loops loops = DedicatedRedisClient.Loops.of(gatewayLoops(reactorResources));
+        log.info("Tollgate's Redis connections run on {}", loops.shared()
+                ? "the gateway's HTTP event loops (one connection per loop)" : "an I/O thread of their own");
         DataRedisProperties properties = redisProperties.getIfAvailable();
         Duration commandTimeout = properties != null && properties.getTimeout() != null
                 ? properties.getTimeout() : DEFAULT_COMMAND_TIMEOUT;
@@ -55,17 +74,26 @@ class RedisStoreConfiguration {
             List<RedisURI> seeds = details.getCluster().getNodes().stream()
                     .map(node -> uri(details, node.host(), node.port(), 0))
                     .toList();
-            return DedicatedRedisClient.cluster(seeds, commandTimeout, guard.reconnectMaxDelay());
+            return DedicatedRedisClient.cluster(seeds, commandTimeout, guard.reconnectMaxDelay(), loops);
         }
         DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
         return DedicatedRedisClient.standalone(uri(details, standalone.getHost(), standalone.getPort(),
-                standalone.getDatabase()), commandTimeout, guard.reconnectMaxDelay());
+                standalone.getDatabase()), commandTimeout, guard.reconnectMaxDelay(), loops);
+    }
+
+    /** The event loops Reactor Netty's HTTP server runs on (Spring Boot's ReactorResourceFactory), if any. */
+    private static EventLoopGroup gatewayLoops(ObjectProvider<ReactorResourceFactory> reactorResources) {
+        ReactorResourceFactory factory = reactorResources.getIfAvailable();
+        if (factory == null || factory.getLoopResources() == null) {
+            return null;
+        }
+        return factory.getLoopResources().onServer(LoopResources.DEFAULT_NATIVE);
     }
 
     @Bean(destroyMethod = "close")
     RedisConnector redisConnector(DedicatedRedisClient tollgateRedisClient, RedisGuardProperties guard) {
-        RedisConnector connector = new RedisConnector(tollgateRedisClient::connect, guard.connectRetryDelay(),
-                RedisStoreConfiguration::warmUp);
+        RedisConnector connector = new RedisConnector(tollgateRedisClient::connect, tollgateRedisClient.connections(),
+                guard.connectRetryDelay(), RedisStoreConfiguration::warmUp);
         connector.start();
         return connector;
     }
@@ -97,6 +125,17 @@ class RedisStoreConfiguration {
     @Bean
     InstanceHeartbeat instanceHeartbeat(RedisConnector redisConnector) {
         return new InstanceHeartbeat(redisConnector, InstanceHeartbeat.DEFAULT_KEY);
+    }
+
+    /** Leases back, heartbeat off, connections closed: before the shared event loops stop. */
+    @Bean
+    RedisWorkShutdown redisWorkShutdown(ObjectProvider<LeasingBucketStore> leasing,
+                                        ObjectProvider<LiveInstances> instances, RedisConnector redisConnector) {
+        List<AutoCloseable> steps = new ArrayList<>();
+        leasing.ifAvailable(steps::add);
+        instances.ifAvailable(steps::add);
+        steps.add(redisConnector);
+        return new RedisWorkShutdown(steps);
     }
 
     /**

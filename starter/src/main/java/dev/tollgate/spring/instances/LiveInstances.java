@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,6 +72,7 @@ public final class LiveInstances implements AutoCloseable {
     private final String instanceId;
     private final int savedAtStart; // 0 = none
     private volatile int lastLearnt; // 0 = never learnt
+    private final AtomicBoolean closed = new AtomicBoolean();
     private volatile Count lastReported;
     private int lastSaved;
     private int peak;
@@ -220,8 +222,12 @@ public final class LiveInstances implements AutoCloseable {
         }
     }
 
+    /** Stops the heartbeats and takes this instance off every store; only the first call does anything. */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         for (StoreState state : stores) {
             state.scheduler.close();
         }
