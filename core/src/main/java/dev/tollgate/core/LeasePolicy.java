@@ -40,7 +40,7 @@ public record LeasePolicy(double hotRequestsPerSecond, long leaseMillis, long ma
 
     /**
      * Keys above 100 requests/s per instance are leased; a batch lasts 100 ms at the observed rate,
-     * is at most 50 tokens (the seed's example) and a tenth of the capacity; unspent tokens go back
+     * is at most 50 tokens and a tenth of the capacity; unspent tokens go back
      * after 1 s.
      */
     public static LeasePolicy defaults() {

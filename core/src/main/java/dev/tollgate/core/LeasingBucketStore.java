@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Token leases for hot keys (seed §7.2a): a {@link BucketStore} that, for a key this instance sees
+ * Token leases for hot keys ({@code docs/hot-keys-and-cluster.md}): a {@link BucketStore} that, for a key this instance sees
  * at {@link LeasePolicy#hotRequestsPerSecond()} or more, takes a batch of tokens from the shared
  * bucket in one call ({@link TokenLeaseSource#takeUpTo}) and spends them in memory; cold keys keep one
  * call per request to the store it decorates. The batch is sized to last

@@ -4,7 +4,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
 
 /**
- * The limiter an instance falls back to when it cannot reach Redis (seed §7.3): each instance
+ * The limiter an instance falls back to when it cannot reach Redis ({@code docs/architecture.md}, "Local limiter"): each instance
  * enforces {@code 1/N} of every rule in its own memory, N being the number of live gateway
  * instances, so the cluster as a whole still admits about the rule's rate.
  *

@@ -7,7 +7,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.IntUnaryOperator;
 
 /**
- * Sharded buckets for hot keys (seed §7.2b): a rule's bucket split into {@code N} shards, each with
+ * Sharded buckets for hot keys ({@code docs/hot-keys-and-cluster.md}): a rule's bucket split into {@code N} shards, each with
  * {@code capacity / N} and {@code rate / N} ({@link BucketLimits#dividedAmong(int)}), whose keys
  * ({@code rl:{tenant:i}:route}, see {@link RedisKeys#shard}) hash to different cluster slots, so one
  * hot tenant's load spreads over the cluster's masters instead of melting one. Each request takes its

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 class RedisKeysTest {
 
     @Test
-    void plainIdsAreKeptAsTheSeedWritesThem() {
+    void plainIdsAreKeptAsWritten() {
         assertThat(RedisKeys.bucket("shop-a", "create-order")).isEqualTo("rl:{shop-a}:create-order");
     }
 

@@ -79,8 +79,8 @@ public class DevModeConfiguration {
     }
 
     /**
-     * Demo rules and keys. The keys are the tenants' names, so the seed's curl demo works as
-     * written; real keys come from {@code POST /admin/tenants/{tenant}/keys}.
+     * Demo rules and keys. The keys are the tenants' names, so the README's curl demo works
+     * as written; real keys come from {@code POST /admin/tenants/{tenant}/keys}.
      */
     @Bean
     DirectorySeed devDemoData() {
@@ -115,7 +115,7 @@ public class DevModeConfiguration {
         return upstream;
     }
 
-    /** The demo routes: the seed's {@code POST /orders}, plus two more to play with. */
+    /** The demo routes: the README's {@code POST /orders}, plus two more to play with. */
     @Bean
     RouteLocator demoRoutes(RouteLocatorBuilder routes, DemoUpstream demoUpstream) {
         String uri = demoUpstream.uri().toString();

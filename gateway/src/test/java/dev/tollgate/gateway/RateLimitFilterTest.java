@@ -64,7 +64,7 @@ class RateLimitFilterTest {
     }
 
     @Test
-    void theSeedDemoAdmitsTheBurstThenAnswers429WithoutCallingTheBackend() {
+    void theReadmeDemoAdmitsTheBurstThenAnswers429WithoutCallingTheBackend() {
         int before = upstream.requests();
 
         HttpResponse<String> first = gateway.send("POST", "/orders", "shop-a");
@@ -179,7 +179,7 @@ class RateLimitFilterTest {
     }
 
     @Test
-    void decisionsAreKeptInRedisUnderTheSeedsKeyWithAnExpiry() {
+    void decisionsAreKeptInRedisUnderTheDocumentedKeyWithAnExpiry() {
         gateway.send("GET", "/catalog/k", "keyed");
         assertThat(redis.command("HGET", "rl:{keyed}:catalog", "tokens")).isEqualTo("2000000");
         assertThat(Long.parseLong(redis.command("PTTL", "rl:{keyed}:catalog").substring(1))).isPositive();

@@ -89,7 +89,7 @@ class MultiInstanceAccuracyTest {
 
     @Test
     void leasingStoresAdmitTheRuleWithOneRedisCallPerTwentyAdmissions() {
-        // A burst of half a second (the seed's example rule has two): a bucket that holds a few
+        // A burst of half a second (the README's example rules have two): a bucket that holds a few
         // batches rides out a pause of the load threads on a busy 2-core machine without losing
         // refill to its cap.
         BucketLimits limits = RateLimitRule.of(2000, 4000).limits();

@@ -196,7 +196,7 @@ class TokenBucketScriptTest {
     }
 
     @Test
-    void fractionalTokensStoredByTheSeedScriptAreRoundedDown() {
+    void fractionalTokensWrittenByAFloatingPointScriptAreRoundedDown() {
         BucketKey key = freshKey();
         redis.hset(key.redisKey(), Map.of("tokens", "153400000.7", "ts", Long.toString(redisNowMillis())));
         assertThat(acquire(key, RateLimitRule.of(200, 0.001).limits()).remaining()).isEqualTo(152);

@@ -12,7 +12,7 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * {@code tollgate.source=static}: rules from {@code tollgate.rules}, and the API key names the
- * tenant (the seed's scheme). No database. For trials and benchmarks: anyone who knows a tenant's
+ * tenant, as in the README's demo. No database. For trials and benchmarks: anyone who knows a tenant's
  * name can spend its quota.
  */
 @Configuration(proxyBeanMethods = false)

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Which step:
  * <ul>
- *   <li>Nothing read from the database yet by this process: migrate and seed ({@link DatabasePreparation}),
+ *   <li>Nothing read from the database yet by this process: migrate and write the initial data ({@link DatabasePreparation}),
  *       then load everything.</li>
  *   <li>{@code fullReloadInterval} since the last full load: load everything, then prune the change log.</li>
  *   <li>Otherwise: catch up with the change log; load everything if it no longer reaches back to the
