@@ -136,7 +136,7 @@ public final class BenchmarkSuite {
                 double headlineRate = roundedRate(plan.headlineShare() * capacity);
                 progress.say("no-limiter capacity %.0f req/s: latency runs at %s req/s", capacity, rates);
 
-                List<LatencyRun> latency = new LatencyAtFixedRates(targets, mix, env.redisStats(), progress,
+                List<LatencyRun> latency = new LatencyAtFixedRates(saturationTargets, mix, env.redisStats(), progress,
                         env::requireAllAlive)
                         .run(rates, plan.minRounds(), plan.maxRounds(),
                                 progress.startNanos() + plan.lastRoundStart().toNanos(), plan.latencyRun(), plan.drain());

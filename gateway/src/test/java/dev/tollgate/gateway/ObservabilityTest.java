@@ -143,6 +143,8 @@ class ObservabilityTest {
         String prometheus = gateway.management("/actuator/prometheus").body();
         assertThat(prometheus)
                 .containsPattern("tollgate_redis_latency_seconds_count [1-9]")
+                .containsPattern("tollgate_decision_duration_seconds_count [1-9]")
+                .containsPattern("tollgate_decision_duration_seconds_bucket\\{le=\"[0-9.e-]+\"}")
                 .contains("resilience4j_circuitbreaker_state{name=\"redis\",state=\"closed\"} 1.0");
     }
 }

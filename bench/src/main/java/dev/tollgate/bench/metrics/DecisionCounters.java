@@ -13,7 +13,7 @@ import java.util.List;
 /**
  * Reads the decision counters of Tollgate instances from their Prometheus endpoint (on the gateway
  * port in the benchmark). {@link #snapshot()} before a run and {@link Snapshot#since} after it give
- * the run's {@link DecisionSplit}.
+ * the run's {@link DecisionSplit}; {@link Snapshot#timesSince} its {@link DecisionTimes}.
  */
 public final class DecisionCounters {
 
@@ -33,18 +33,32 @@ public final class DecisionCounters {
     /** Every instance's counters, as they are now. */
     public Snapshot snapshot() {
         List<DecisionSplit> each = new ArrayList<>();
+        List<DecisionTimes> times = new ArrayList<>();
         for (HttpTarget instance : instances) {
-            each.add(parse(fetch(instance.baseUrl() + "/actuator/prometheus")));
+            String exposition = fetch(instance.baseUrl() + "/actuator/prometheus");
+            each.add(parse(exposition));
+            times.add(DecisionTimes.parse(exposition));
         }
-        return new Snapshot(each);
+        return new Snapshot(each, times);
     }
 
     /** Counters of every instance at one moment. */
     public final class Snapshot {
         private final List<DecisionSplit> each;
+        private final List<DecisionTimes> times;
 
-        private Snapshot(List<DecisionSplit> each) {
+        private Snapshot(List<DecisionSplit> each, List<DecisionTimes> times) {
             this.each = each;
+            this.times = times;
+        }
+
+        /** The decision times the instances recorded between {@code before} and this snapshot, merged. */
+        public DecisionTimes timesSince(Snapshot before) {
+            DecisionTimes sum = DecisionTimes.NONE;
+            for (int i = 0; i < times.size(); i++) {
+                sum = sum.plus(times.get(i).minus(before.times.get(i)));
+            }
+            return sum;
         }
 
         /** What the instances counted between {@code before} and this snapshot, summed. */

@@ -1,6 +1,7 @@
 package dev.tollgate.bench.report;
 
 import static dev.tollgate.bench.report.Targets.NO_LIMITER;
+import static dev.tollgate.bench.report.Targets.TOLLGATE;
 
 import dev.tollgate.bench.SuitePlan;
 import dev.tollgate.bench.SuiteResults;
@@ -54,6 +55,20 @@ record Figures(SuiteResults results) {
 
     double medianAdded(String target, double rate, double percentile) {
         return Median.of(addedPerRound(target, rate, percentile));
+    }
+
+    /**
+     * Median over the rounds of Tollgate's own decision time at {@code percentile}, as the gateway
+     * timed it ({@code tollgate_decision_duration_seconds}): the upper bound of its histogram bucket.
+     */
+    double medianDecisionTime(double rate, double percentile) {
+        return Median.of(decisionTimePerRound(rate, percentile));
+    }
+
+    /** Per round: Tollgate's own decision time at {@code percentile} (bucket upper bound, ms). */
+    List<Double> decisionTimePerRound(double rate, double percentile) {
+        return runs(TOLLGATE, rate).stream().filter(r -> r.decisionTimes().count() > 0)
+                .map(r -> r.decisionTimes().percentileUpperBoundMillis(percentile)).toList();
     }
 
     /** The latency runs' rates, and the one the latency target is judged at. */

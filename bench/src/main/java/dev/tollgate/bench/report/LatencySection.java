@@ -15,8 +15,8 @@ import java.util.Optional;
  * rate round by round beside the other work that ran meanwhile; template
  * {@code report/latency.mustache}.
  */
-record LatencySection(String chartDir, List<Row> rows, List<Added> added, String headlineRate, int cpus,
-                      List<String> targets, List<Round> roundRows, long runSeconds) {
+record LatencySection(String chartDir, List<Row> rows, List<Added> added, List<DecisionTime> decisionTimes,
+                      String headlineRate, int cpus, List<String> targets, List<Round> roundRows, long runSeconds) {
 
     /** One target at one rate. */
     record Row(String rate, String target, String achieved, String p50, String p99, String p999, long failed) {
@@ -24,6 +24,10 @@ record LatencySection(String chartDir, List<Row> rows, List<Added> added, String
 
     /** What one limiter adds over the no-limiter gateway at one rate. */
     record Added(String rate, String limiter, String p50, String p99, String p999) {
+    }
+
+    /** Tollgate's own decision time at one rate, medians over the rounds, and the p99 of each round. */
+    record DecisionTime(String rate, String p50, String p99, String p999, String p99PerRound) {
     }
 
     /** One round at the headline rate: every target's p99, the limiters' with what they added. */
@@ -34,7 +38,11 @@ record LatencySection(String chartDir, List<Row> rows, List<Added> added, String
         List<String> targets = f.results().targets();
         List<Row> rows = new ArrayList<>();
         List<Added> added = new ArrayList<>();
+        List<DecisionTime> decisionTimes = new ArrayList<>();
         for (double rate : f.rates()) {
+            decisionTimes.add(new DecisionTime(Fmt.rate(rate), Fmt.fmt2(f.medianDecisionTime(rate, 50)),
+                    Fmt.fmt2(f.medianDecisionTime(rate, 99)), Fmt.fmt2(f.medianDecisionTime(rate, 99.9)),
+                    String.join(", ", f.decisionTimePerRound(rate, 99).stream().map(Fmt::fmt2).toList())));
             for (String target : targets) {
                 List<LatencyRun> runs = f.runs(target, rate);
                 long failed = runs.stream().mapToLong(r -> r.result().limited() + r.result().otherStatus()
@@ -58,7 +66,7 @@ record LatencySection(String chartDir, List<Row> rows, List<Added> added, String
             }
             rounds.add(new Round(round, Fmt.fmt2(f.otherWorkInRound(round, headline)), cells));
         }
-        return new LatencySection(BenchmarkReport.CHART_DIR, rows, added, Fmt.rate(headline),
+        return new LatencySection(BenchmarkReport.CHART_DIR, rows, added, decisionTimes, Fmt.rate(headline),
                 f.results().machine().cpus(), targets, rounds, f.plan().latencyRun().toSeconds());
     }
 

@@ -1,7 +1,8 @@
 package dev.tollgate.bench.scenario;
 
-import dev.tollgate.bench.load.HttpTarget;
 import dev.tollgate.bench.load.LoadResult;
+import dev.tollgate.bench.metrics.DecisionCounters;
+import dev.tollgate.bench.metrics.DecisionTimes;
 import dev.tollgate.bench.load.OpenLoopLoad;
 import dev.tollgate.bench.load.RequestMix;
 import dev.tollgate.bench.redis.CommandCounts;
@@ -18,18 +19,20 @@ import java.util.List;
  * of one round alike, and the added latency is computed within a round.
  *
  * <p>{@code INFO commandstats} is read around every run: Redis is shared, but only one target
- * takes load at a time, so the difference is that run's.
+ * takes load at a time, so the difference is that run's. So are Tollgate's decision-time histograms
+ * (its {@code /actuator/prometheus}), which time the limiter alone, without the machine's noise
+ * in the rest of the request.
  */
 public final class LatencyAtFixedRates {
 
-    private final List<HttpTarget> targets;
+    private final List<Saturation.Target> targets;
     private final RequestMix mix;
     private final RedisStats redis;
     private final Progress progress;
     private final Runnable beforeEachRun;
 
     /** {@code beforeEachRun} checks the servers are still up (it throws if not). */
-    public LatencyAtFixedRates(List<HttpTarget> targets, RequestMix mix, RedisStats redis, Progress progress,
+    public LatencyAtFixedRates(List<Saturation.Target> targets, RequestMix mix, RedisStats redis, Progress progress,
                                Runnable beforeEachRun) {
         this.targets = List.copyOf(targets);
         this.mix = mix;
@@ -53,14 +56,17 @@ public final class LatencyAtFixedRates {
                 break;
             }
             for (double rate : rates) {
-                for (HttpTarget target : rotated(targets, round++)) {
+                for (Saturation.Target target : rotated(targets, round++)) {
                     beforeEachRun.run();
                     CommandCounts before = redis.commandCounts();
+                    DecisionCounters.Snapshot decisionsBefore = target.counters().snapshot();
                     CpuActivity.Snapshot cpuBefore = CpuActivity.snapshot();
-                    LoadResult result = new OpenLoopLoad(target, mix).run(rate, duration, drain);
+                    LoadResult result = new OpenLoopLoad(target.http(), mix).run(rate, duration, drain);
                     double otherWork = CpuActivity.snapshot().otherWorkCoresSince(cpuBefore);
                     CommandCounts commands = redis.commandCounts().since(before);
-                    runs.add(new LatencyRun(rep, rate, target.name(), result, commands, otherWork));
+                    DecisionTimes decisionTimes = target.counters().snapshot().timesSince(decisionsBefore);
+                    runs.add(new LatencyRun(rep, rate, target.http().name(), result, commands, otherWork,
+                            decisionTimes));
                     progress.say("latency round %d: %s otherWork=%.2f cores", rep, result.summary(), otherWork);
                     settle();
                 }

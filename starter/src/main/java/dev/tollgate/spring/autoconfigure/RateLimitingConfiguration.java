@@ -11,6 +11,7 @@ import dev.tollgate.redis.InstanceHeartbeat;
 import dev.tollgate.redis.RedisBucketStore;
 import dev.tollgate.redis.RedisConnector;
 import dev.tollgate.redis.RedisTokenLeaseSource;
+import dev.tollgate.spring.directory.DirectoryRefresher;
 import dev.tollgate.spring.filter.DecisionListener;
 import dev.tollgate.spring.filter.LimitEnforcer;
 import dev.tollgate.spring.filter.RateLimitFilter;
@@ -80,14 +81,16 @@ class RateLimitingConfiguration {
     @ConditionalOnMissingBean
     LiveInstances liveInstances(InstanceHeartbeat heartbeat, FallbackProperties fallback,
                                 DataRedisConnectionDetails redis, ObjectProvider<DirectoryConnectionPool> database,
-                                ObjectProvider<LocalStateDirectory> localState, MeterRegistry meters) {
+                                ObjectProvider<LocalStateDirectory> localState,
+                                ObjectProvider<DirectoryRefresher> directoryRefresher, MeterRegistry meters) {
         List<HeartbeatStore> stores = new ArrayList<>();
         stores.add(new RedisHeartbeats(heartbeat, fallback.heartbeatTtl(), fallback.heartbeatInterval()));
         DirectoryConnectionPool pool = database.getIfAvailable();
         if (pool != null) {
             String fleet = fallback.fleet() != null ? fallback.fleet() : RedisAddress.of(redis);
+            DirectoryRefresher refresher = directoryRefresher.getIfAvailable();
             stores.add(new PostgresHeartbeats(pool.dataSource(), fleet, fallback.heartbeatTtl(),
-                    fallback.heartbeatInterval()));
+                    fallback.heartbeatInterval(), refresher == null ? () -> true : refresher::schemaReady));
         }
         LocalStateDirectory folder = localState.getIfAvailable();
         LiveInstances instances = new LiveInstances(stores, folder == null ? null : new SavedInstanceCount(folder),
@@ -157,7 +160,7 @@ class RateLimitingConfiguration {
                                 ObservabilityProperties observability, ObjectProvider<DecisionListener> listener) {
         return new LimitEnforcer(rules, limiter, metrics,
                 new RejectionLog(observability.logging().rejectionsPerSecond(), MonotonicClock.system()),
-                listener.getIfUnique(() -> DecisionListener.NONE));
+                listener.getIfUnique(() -> DecisionListener.NONE), MonotonicClock.system());
     }
 
     /** Every routed request, keyed by its API key: on unless {@code tollgate.global-filter.enabled=false}. */

@@ -13,13 +13,21 @@ final class DatabasePreparation {
     private final DirectoryRepository repository;
     private final boolean migrate;
     private final List<DirectorySeed> seeds;
-    private boolean migrated;
+    private volatile boolean migrated;
     private boolean seeded;
 
     DatabasePreparation(DirectoryRepository repository, boolean migrate, List<DirectorySeed> seeds) {
         this.repository = repository;
         this.migrate = migrate;
         this.seeds = List.copyOf(seeds);
+    }
+
+    /**
+     * Whether Tollgate's tables can be used: migrated by this process, or left to the operator
+     * ({@code migrate=false}). Read from any thread.
+     */
+    boolean schemaReady() {
+        return migrated || !migrate;
     }
 
     /** Does what is still to do; throws if the database cannot be reached. */

@@ -95,6 +95,14 @@ public final class DirectoryRefresher implements AutoCloseable {
         DirectoryGauges.register(meters, directory, status);
     }
 
+    /**
+     * Whether Tollgate's tables exist yet (this process migrated them, or migrations are the
+     * operator's): until then, other users of the database (the heartbeats) wait instead of failing.
+     */
+    public boolean schemaReady() {
+        return preparation.schemaReady();
+    }
+
     /** Starts refreshing: the first attempt at once, then the poll every {@code refreshInterval}. */
     public void start() {
         scheduler.execute(() -> {

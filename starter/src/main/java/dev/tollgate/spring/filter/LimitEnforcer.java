@@ -2,6 +2,7 @@ package dev.tollgate.spring.filter;
 
 import dev.tollgate.core.BucketRequest;
 import dev.tollgate.core.Decision;
+import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleBook;
 import dev.tollgate.spring.limiter.DecisionMetrics;
@@ -23,18 +24,21 @@ public final class LimitEnforcer {
     private final DecisionMetrics metrics;
     private final RejectionLog rejections;
     private final DecisionListener listener;
+    private final MonotonicClock clock;
 
     public LimitEnforcer(RuleBook rules, FailoverRateLimiter limiter, DecisionMetrics metrics, RejectionLog rejections) {
-        this(rules, limiter, metrics, rejections, DecisionListener.NONE);
+        this(rules, limiter, metrics, rejections, DecisionListener.NONE, MonotonicClock.system());
     }
 
+    /** @param clock times each decision, for {@code tollgate.decision.duration} */
     public LimitEnforcer(RuleBook rules, FailoverRateLimiter limiter, DecisionMetrics metrics, RejectionLog rejections,
-                         DecisionListener listener) {
+                         DecisionListener listener, MonotonicClock clock) {
         this.rules = rules;
         this.limiter = limiter;
         this.metrics = metrics;
         this.rejections = rejections;
         this.listener = listener;
+        this.clock = clock;
     }
 
     /** What was decided for one request. */
@@ -51,12 +55,14 @@ public final class LimitEnforcer {
     }
 
     public Mono<Verdict> enforce(String tenant, String route) {
+        long started = clock.nanoTime();
         RateLimitRule rule = rules.ruleFor(tenant, route);
         return Mono.fromCompletionStage(limiter.decide(BucketRequest.of(tenant, route, rule))
-                .thenApply(sourced -> account(tenant, route, rule, sourced)));
+                .thenApply(sourced -> account(tenant, route, rule, sourced, started)));
     }
 
-    private Verdict account(String tenant, String route, RateLimitRule rule, SourcedDecision sourced) {
+    private Verdict account(String tenant, String route, RateLimitRule rule, SourcedDecision sourced, long started) {
+        metrics.decisionTook(clock.nanoTime() - started);
         Decision decision = sourced.decision();
         DecisionOutcome outcome = decision.allowed() ? DecisionOutcome.ALLOWED
                 : rule.shadow() ? DecisionOutcome.SHADOW_REJECTED : DecisionOutcome.REJECTED;

@@ -16,6 +16,14 @@ public interface HeartbeatStore {
      */
     int beat(String instanceId) throws Exception;
 
+    /**
+     * False while the store cannot be asked yet (PostgreSQL before Tollgate's tables are migrated):
+     * {@link LiveInstances} passes it over without counting it as a failure.
+     */
+    default boolean ready() {
+        return true;
+    }
+
     /** Removes {@code instanceId} at once (a clean shutdown) instead of letting it expire; best effort. */
     void leave(String instanceId);
 }

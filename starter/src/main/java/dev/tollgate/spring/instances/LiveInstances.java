@@ -167,6 +167,19 @@ public final class LiveInstances implements AutoCloseable {
     }
 
     private void beat(StoreState state) {
+        if (state.store.ready()) {
+            askStore(state);
+        }
+        remember(fromSources());
+        Count now = current();
+        Count before = lastReported;
+        if (before == null || before.instances() != now.instances()) {
+            log.info("Live gateway instances: {} (from {})", now.instances(), now.source());
+        }
+        lastReported = now;
+    }
+
+    private void askStore(StoreState state) {
         try {
             int n = state.store.beat(instanceId);
             state.count = n;
@@ -185,13 +198,6 @@ public final class LiveInstances implements AutoCloseable {
                         e.toString(), current().source());
             }
         }
-        remember(fromSources());
-        Count now = current();
-        Count before = lastReported;
-        if (before == null || before.instances() != now.instances()) {
-            log.info("Live gateway instances: {} (from {})", now.instances(), now.source());
-        }
-        lastReported = now;
     }
 
     /**

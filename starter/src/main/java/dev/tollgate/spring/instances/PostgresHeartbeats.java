@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 
 /**
@@ -38,22 +39,32 @@ public final class PostgresHeartbeats implements HeartbeatStore {
     private final String fleet;
     private final Duration ttl;
     private final int timeoutSeconds;
+    private final BooleanSupplier schemaReady;
 
     /**
      * @param fleet   instances with the same name are counted together
      * @param ttl     an instance silent for this long is no longer counted
      * @param timeout longest a beat's statement may run (whole seconds, at least one)
+     * @param schemaReady whether table {@code gateway_instance} exists yet (it is created by the
+     *                    directory's migrations, which run on another thread at start)
      */
-    public PostgresHeartbeats(DataSource dataSource, String fleet, Duration ttl, Duration timeout) {
+    public PostgresHeartbeats(DataSource dataSource, String fleet, Duration ttl, Duration timeout,
+                              BooleanSupplier schemaReady) {
         this.dataSource = dataSource;
         this.fleet = fleet;
         this.ttl = ttl;
         this.timeoutSeconds = (int) Math.max(1, (timeout.toMillis() + 999) / 1000);
+        this.schemaReady = schemaReady;
     }
 
     @Override
     public String name() {
         return "postgresql-heartbeat";
+    }
+
+    @Override
+    public boolean ready() {
+        return schemaReady.getAsBoolean();
     }
 
     @Override

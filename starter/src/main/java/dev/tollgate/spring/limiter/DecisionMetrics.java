@@ -19,6 +19,9 @@ import java.util.concurrent.TimeoutException;
  *       allowed|rejected|shadow-rejected, {@code source} = redis|lease|local-fallback)</li>
  *   <li>{@code tollgate.tenant.decisions} (counter; tags {@code tenant}, {@code route},
  *       {@code outcome}): listed tenants only</li>
+ *   <li>{@code tollgate.decision.duration} (timer with a percentile histogram, 10 µs to 1 s): how
+ *       long each request waited for its decision, from the rule lookup until it was admitted or
+ *       rejected, whichever path decided: the time the limiter adds to a request</li>
  *   <li>{@code tollgate.redis.latency} (timer with a percentile histogram, 50 µs to 1 s): Redis
  *       decision round trips that succeeded</li>
  *   <li>{@code tollgate.redis.failures} (counter; tag {@code reason} = timeout|error): decisions
@@ -34,6 +37,7 @@ public final class DecisionMetrics {
 
     private final MeterRegistry registry;
     private final Set<String> taggedTenants;
+    private final Timer decisionDuration;
     private final Timer redisLatency;
     private final Counter timeouts;
     private final Counter errors;
@@ -48,7 +52,13 @@ public final class DecisionMetrics {
     public DecisionMetrics(MeterRegistry registry, Set<String> taggedTenants) {
         this.registry = registry;
         this.taggedTenants = Set.copyOf(taggedTenants);
-        // A histogram, so that percentiles can be aggregated across instances (p99 in the dashboard).
+        // Histograms, so that percentiles can be aggregated across instances (p99 in the dashboard).
+        this.decisionDuration = Timer.builder("tollgate.decision.duration")
+                .description("Time each request waited for its rate-limit decision (the latency the limiter adds)")
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofNanos(10_000))
+                .maximumExpectedValue(Duration.ofSeconds(1))
+                .register(registry);
         this.redisLatency = Timer.builder("tollgate.redis.latency")
                 .description("Redis calls, from writing to the reply (a call may carry many decisions)")
                 .publishPercentileHistogram()
@@ -72,6 +82,11 @@ public final class DecisionMetrics {
                     .register(registry)
                     .increment();
         }
+    }
+
+    /** How long one request waited for its decision, in nanoseconds. */
+    public void decisionTook(long nanos) {
+        decisionDuration.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     /** Latency of every Redis call (one call may carry many requests' decisions). */

@@ -31,6 +31,8 @@ class LiveInstancesTest {
     private static final class ScriptedStore implements HeartbeatStore {
         private final String name;
         volatile Integer answer; // null = unreachable
+        volatile boolean ready = true;
+        int asked;
 
         ScriptedStore(String name) {
             this.name = name;
@@ -42,7 +44,13 @@ class LiveInstancesTest {
         }
 
         @Override
+        public boolean ready() {
+            return ready;
+        }
+
+        @Override
         public int beat(String instanceId) {
+            asked++;
             Integer n = answer;
             if (n == null) {
                 throw new IllegalStateException(name + " unreachable");
@@ -99,6 +107,23 @@ class LiveInstancesTest {
         redis.answer = 4;
         scheduler.advance(INTERVAL);
         assertThat(instances.current()).isEqualTo(new LiveInstances.Count(4, "redis-heartbeat"));
+    }
+
+    @Test
+    void aStoreNotReadyYetIsNotAskedNorReportedAsFailing(CapturedOutput output) {
+        redis.answer = null;
+        postgres.ready = false; // its tables not migrated yet
+        postgres.answer = 7;
+        LiveInstances instances = started(2, null);
+        scheduler.advance(INTERVAL);
+        assertThat(postgres.asked).isZero();
+        assertThat(instances.current()).isEqualTo(new LiveInstances.Count(2, "configured"));
+        assertThat(output).doesNotContain("Heartbeat in postgresql-heartbeat failed");
+
+        postgres.ready = true;
+        scheduler.advance(INTERVAL);
+        assertThat(postgres.asked).isOne();
+        assertThat(instances.current()).isEqualTo(new LiveInstances.Count(7, "postgresql-heartbeat"));
     }
 
     @Test
