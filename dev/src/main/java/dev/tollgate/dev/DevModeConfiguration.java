@@ -33,7 +33,8 @@ public class DevModeConfiguration {
 
     @Bean(destroyMethod = "close")
     RedisServer devRedisServer() {
-        RedisServer server = RedisServer.start();
+        // Stopped by this bean's destroy method, once Tollgate's connections are closed.
+        RedisServer server = RedisServer.startForApplication();
         log.info("Dev mode: redis-server {} on 127.0.0.1:{}", server.binary(), server.port());
         return server;
     }
@@ -57,7 +58,8 @@ public class DevModeConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnExpression("'${tollgate.dev.postgres.url:}' == ''")
     PostgresServer devPostgresServer(@Value("${tollgate.dev.postgres.port:0}") int port) {
-        PostgresServer server = port == 0 ? PostgresServer.start() : PostgresServer.startOnPort(port);
+        // Stopped by this bean's destroy method, once the connection pools are closed.
+        PostgresServer server = PostgresServer.startForApplication(port);
         log.info("Dev mode: PostgreSQL on 127.0.0.1:{} ({})", server.port(), server.jdbcUrl());
         return server;
     }

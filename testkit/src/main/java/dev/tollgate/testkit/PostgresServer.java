@@ -19,27 +19,36 @@ public final class PostgresServer implements AutoCloseable {
 
     private final int port;
     private final Path dataDirectory;
+    private final boolean stopAtJvmExit;
     private EmbeddedPostgres postgres;
 
-    private PostgresServer(int port, Path dataDirectory) {
+    private PostgresServer(int port, Path dataDirectory, boolean stopAtJvmExit) {
         this.port = port;
         this.dataDirectory = dataDirectory;
+        this.stopAtJvmExit = stopAtJvmExit;
     }
 
     public static PostgresServer start() {
-        try {
-            PostgresServer server = new PostgresServer(FreePort.find(), Files.createTempDirectory("tollgate-pg"));
-            server.launch(true);
-            return server;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return start(FreePort.find(), true);
     }
 
     /** Starts a server on a given port, e.g. one a gateway was already told to use. */
     public static PostgresServer startOnPort(int port) {
+        return start(port, true);
+    }
+
+    /**
+     * Starts a server whose stop belongs to the caller (port 0: a free one): no JVM shutdown hook
+     * stops it, so an application that closes it from its own shutdown (a Spring bean's destroy
+     * method) stops it after its clients have let go instead of racing them.
+     */
+    public static PostgresServer startForApplication(int port) {
+        return start(port == 0 ? FreePort.find() : port, false);
+    }
+
+    private static PostgresServer start(int port, boolean stopAtJvmExit) {
         try {
-            PostgresServer server = new PostgresServer(port, Files.createTempDirectory("tollgate-pg"));
+            PostgresServer server = new PostgresServer(port, Files.createTempDirectory("tollgate-pg"), stopAtJvmExit);
             server.launch(true);
             return server;
         } catch (IOException e) {
@@ -107,6 +116,7 @@ public final class PostgresServer implements AutoCloseable {
                     .setPort(port)
                     .setDataDirectory(dataDirectory)
                     .setCleanDataDirectory(false)
+                    .setRegisterShutdownHook(stopAtJvmExit)
                     .setPGStartupWait(Duration.ofSeconds(60))
                     .setServerConfig("listen_addresses", "127.0.0.1")
                     .setServerConfig("max_connections", "100")

@@ -76,6 +76,17 @@ public final class RedisServer implements AutoCloseable {
         return server;
     }
 
+    /**
+     * Starts a server on a free port whose stop belongs to the caller: no JVM shutdown hook stops
+     * it, so an application that closes it from its own shutdown (a Spring bean's destroy method)
+     * stops it after its clients have let go instead of racing them.
+     */
+    public static RedisServer startForApplication() {
+        RedisServer server = start();
+        Runtime.getRuntime().removeShutdownHook(server.shutdownHook);
+        return server;
+    }
+
     /** Starts {@code binary} on a free port with extra {@code redis-server} arguments. */
     public static RedisServer start(Path binary, List<String> extraArgs) {
         return start(binary, extraArgs, FreePort::find);
