@@ -9,13 +9,12 @@ import dev.tollgate.core.LeasePolicy;
 import dev.tollgate.core.LeasingBucketStore;
 import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.core.RateLimitRule;
+import dev.tollgate.testkit.CommandCounts;
 import dev.tollgate.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -142,13 +141,7 @@ class MultiInstanceAccuracyTest {
 
     /** EVALSHA and EVAL calls Redis counted since the last {@code CONFIG RESETSTAT}. */
     private static long scriptCalls() {
-        String stats = server.command("INFO", "commandstats");
-        long calls = 0;
-        Matcher m = Pattern.compile("cmdstat_(evalsha|eval):calls=(\\d+)").matcher(stats);
-        while (m.find()) {
-            calls += Long.parseLong(m.group(2));
-        }
-        return calls;
+        return CommandCounts.parse(server.command("INFO", "commandstats")).scriptCalls();
     }
 
     private static void report(String what, PacedLoad.Result r, double allowed, double steadyRate, double ruleRate,

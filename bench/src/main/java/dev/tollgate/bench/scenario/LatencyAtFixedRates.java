@@ -4,7 +4,7 @@ import dev.tollgate.bench.load.HttpTarget;
 import dev.tollgate.bench.load.LoadResult;
 import dev.tollgate.bench.load.OpenLoopLoad;
 import dev.tollgate.bench.load.RequestMix;
-import dev.tollgate.bench.redis.CommandCounts;
+import dev.tollgate.testkit.CommandCounts;
 import dev.tollgate.bench.redis.RedisStats;
 import dev.tollgate.bench.machine.CpuActivity;
 import java.time.Duration;
