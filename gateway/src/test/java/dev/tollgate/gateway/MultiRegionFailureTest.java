@@ -104,10 +104,12 @@ class MultiRegionFailureTest {
 
         usRedis.kill();
         try {
-            // Past the heartbeats' time-to-live (3 s): N no longer comes from a Redis heartbeat, and
-            // whatever it comes from must still count this region's instances only. Real time: the
-            // heartbeats run on the system clock.
-            Thread.sleep(3500);
+            // N no longer comes from a Redis heartbeat (its beat failed, or is older than the
+            // time-to-live of 3 s), and whatever it comes from must still count this region's
+            // instances only.
+            LiveInstances usInstances = us1.context().getBean(LiveInstances.class);
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> !usInstances.current().source().equals("redis-heartbeat"));
             // us: its half of the burst (5 of 10), enforced locally by its one instance.
             HttpResponse<String> first = us1.send("POST", "/orders", key);
             assertThat(first.statusCode()).isEqualTo(200);
