@@ -9,6 +9,7 @@ import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
+import dev.tollgate.testkit.TestUpstream;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.ResultSet;

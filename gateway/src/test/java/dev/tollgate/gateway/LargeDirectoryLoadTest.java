@@ -10,6 +10,7 @@ import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.tollgate.testkit.TestUpstream;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;

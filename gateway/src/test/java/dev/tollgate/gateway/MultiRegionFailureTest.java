@@ -10,6 +10,7 @@ import dev.tollgate.spring.region.CurrentShares;
 import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
+import dev.tollgate.testkit.TestUpstream;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.http.HttpResponse;

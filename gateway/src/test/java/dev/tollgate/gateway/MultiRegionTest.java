@@ -10,6 +10,7 @@ import dev.tollgate.core.region.RegionShares;
 import dev.tollgate.spring.instances.LiveInstances;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
+import dev.tollgate.testkit.TestUpstream;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;

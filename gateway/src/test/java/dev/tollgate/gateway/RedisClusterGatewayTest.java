@@ -7,6 +7,7 @@ import dev.tollgate.spring.limiter.DecisionMetrics;
 import dev.tollgate.spring.limiter.DecisionSource;
 import dev.tollgate.testkit.RedisCluster;
 import dev.tollgate.testkit.RedisServer;
+import dev.tollgate.testkit.TestUpstream;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import java.time.Duration;
 import java.util.HashMap;

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.tollgate.spring.limiter.DecisionMetrics;
 import dev.tollgate.spring.limiter.DecisionSource;
 import dev.tollgate.testkit.RedisServer;
+import dev.tollgate.testkit.TestUpstream;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.http.HttpResponse;

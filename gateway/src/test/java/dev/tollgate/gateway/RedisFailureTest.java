@@ -10,6 +10,7 @@ import dev.tollgate.spring.limiter.DecisionSource;
 import dev.tollgate.spring.instances.LiveInstances;
 import dev.tollgate.testkit.FreePort;
 import dev.tollgate.testkit.RedisServer;
+import dev.tollgate.testkit.TestUpstream;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import java.net.http.HttpResponse;
 import java.time.Duration;
