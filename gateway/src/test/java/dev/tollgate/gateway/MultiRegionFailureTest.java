@@ -132,7 +132,7 @@ class MultiRegionFailureTest {
         String key = RegionGateways.createKey(eu1, "steady");
         awaitKey(key);
         // 80 % in eu (over its two instances), 20 % in us, twice the limit.
-        try (PacedLoad load = PacedLoad.start(all(), new int[] {0, 1, 0, 1, 2}, 40, "POST", "/orders", key)) {
+        try (GatewayLoad load = GatewayLoad.paced(all(), new int[] {0, 1, 0, 1, 2}, 40, "POST", "/orders", key)) {
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> all().stream()
                     .allMatch(g -> RegionGateways.shares(g, "steady", "create-order").ppm("eu") >= 750_000));
             await().atMost(Duration.ofSeconds(10)).until(() -> all().stream().map(g ->

@@ -69,7 +69,7 @@ class MultiRegionTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> us.send("POST", "/orders", key).statusCode() != 401);
 
         // 40 requests/s, twice the limit of 20/s: 32/s in eu, 8/s in us.
-        try (PacedLoad load = PacedLoad.start(List.of(eu, us), EIGHTY_TWENTY, 40, "POST", "/orders", key)) {
+        try (GatewayLoad load = GatewayLoad.paced(List.of(eu, us), EIGHTY_TWENTY, 40, "POST", "/orders", key)) {
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() ->
                     Math.abs(RegionGateways.shares(eu, "skewed", "create-order").ppm("eu") - 800_000) <= 50_000
                             && Math.abs(RegionGateways.shares(us, "skewed", "create-order").ppm("eu") - 800_000) <= 50_000);
@@ -134,7 +134,7 @@ class MultiRegionTest {
     void aTenantActiveInOneRegionOnlyEndsWithAllButTheMinimumShareThere() {
         RegionGateways.putRule(eu, "solo", "*", 20, 20); // every route of the tenant: a bucket per route
         String key = RegionGateways.createKey(eu, "solo");
-        try (PacedLoad load = PacedLoad.start(List.of(eu), new int[] {0}, 25, "POST", "/orders", key)) {
+        try (GatewayLoad load = GatewayLoad.paced(List.of(eu), new int[] {0}, 25, "POST", "/orders", key)) {
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() ->
                     RegionGateways.shares(us, "solo", "create-order").ppm("eu") >= 900_000);
             // Four more runs: it never goes past 1 − min-share (0.95).

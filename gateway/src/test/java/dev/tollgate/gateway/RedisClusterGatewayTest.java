@@ -46,8 +46,8 @@ class RedisClusterGatewayTest {
                 assertThat(gateway.send("POST", "/orders", "victim").statusCode()).isEqualTo(200);
                 assertThat(metrics.count(DecisionSource.REDIS)).isEqualTo(2);
 
-                LoadRunner load = LoadRunner.start(List.of(gateway), 3, "POST", "/orders", "victim");
-                try (LoadRunner wide = LoadRunner.start(List.of(gateway), 1, "POST", "/orders", "wide")) {
+                GatewayLoad load = GatewayLoad.closedLoop(List.of(gateway), 3, "POST", "/orders", "victim");
+                try (GatewayLoad wide = GatewayLoad.closedLoop(List.of(gateway), 1, "POST", "/orders", "wide")) {
                     await().atMost(Duration.ofSeconds(20)).until(() -> load.total() > 200);
                     RedisServer killed = cluster.killMasterOf("rl:{victim}:create-order");
                     long killedAt = System.nanoTime();

@@ -81,7 +81,7 @@ class RedisCutOffTest {
         start();
         // 32 clients in a closed loop, 1,000 tenants in rotation (cold keys: one Redis decision each),
         // in this JVM with the gateway: both cores stay busy for the whole run.
-        try (LoadRunner warmUp = LoadRunner.start(List.of(gateway), 8, "POST", "/orders", n -> "warm-" + (n % 1000))) {
+        try (GatewayLoad warmUp = GatewayLoad.closedLoop(List.of(gateway), 8, "POST", "/orders", n -> "warm-" + (n % 1000))) {
             // Warm (JIT, connections, every warm-up tenant's bucket): a count of requests, not a time.
             await().atMost(Duration.ofSeconds(60)).until(() -> warmUp.total() >= WARM_UP_REQUESTS);
             warmUp.stop(Duration.ofSeconds(5));
@@ -89,7 +89,7 @@ class RedisCutOffTest {
         double fallbackBefore = metrics().count(DecisionSource.LOCAL_FALLBACK);
         double allBefore = decisions();
         Map<Integer, Integer> statuses;
-        try (LoadRunner load = LoadRunner.start(List.of(gateway), 32, "POST", "/orders", n -> "tenant-" + (n % 1000))) {
+        try (GatewayLoad load = GatewayLoad.closedLoop(List.of(gateway), 32, "POST", "/orders", n -> "tenant-" + (n % 1000))) {
             // A measurement window in real time, the subject here: the share of Redis calls that
             // miss the 5 ms cut-off while the machine stays busy.
             Thread.sleep(6000);

@@ -114,7 +114,7 @@ class RedisFailureTest {
                 a.context().getBean(LiveInstances.class).count() == 2
                         && b.context().getBean(LiveInstances.class).count() == 2);
 
-        LoadRunner load = track(LoadRunner.start(List.of(a, b), 4, "POST", "/orders", "load"));
+        GatewayLoad load = track(GatewayLoad.closedLoop(List.of(a, b), 4, "POST", "/orders", "load"));
         await().atMost(Duration.ofSeconds(10)).until(() -> load.total() > 200);
         redis.kill();
         int atKill = load.total();
