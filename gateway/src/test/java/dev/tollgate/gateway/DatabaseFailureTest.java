@@ -10,6 +10,7 @@ import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.testkit.FreePort;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
+import dev.tollgate.testkit.TestUpstream;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

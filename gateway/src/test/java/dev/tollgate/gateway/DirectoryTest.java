@@ -9,6 +9,7 @@ import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
+import dev.tollgate.testkit.TestUpstream;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -18,12 +19,23 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Rules and API keys in PostgreSQL, managed through the admin API, enforced by two gateway
  * instances that share one Redis and one database.
+ *
+ * <p>A change reaches the instances through PostgreSQL's NOTIFY (within a second on a quiet
+ * machine, docs/rules-and-keys.md); the only other way, the poll, runs every 60 s in these tests
+ * ({@link DatabaseGateways}). So the tests wait for a change up to {@link #NOTIFIED}, far below the
+ * poll and generous for a busy 2-core machine: a change seen in time came by notification.
  */
 class DirectoryTest {
+
+    /** Longest a change may take to reach both instances (see above). */
+    private static final Duration NOTIFIED = Duration.ofSeconds(10);
+    private static final Logger MEASURED = LoggerFactory.getLogger("measured");
 
     private static PostgresServer postgres;
     private static RedisServer redis;
@@ -77,19 +89,18 @@ class DirectoryTest {
     }
 
     @Test
-    void aRuleChangedThroughTheAdminApiIsEnforcedByBothInstancesWithinOneSecond() {
+    void aRuleChangedThroughTheAdminApiIsEnforcedByBothInstancesOnTheNotification() {
         String key = createKey("fast-tenant");
-        await().atMost(Duration.ofSeconds(1)).until(() -> b.send("POST", "/orders", key).statusCode() == 200);
+        await().atMost(NOTIFIED).until(() -> b.send("POST", "/orders", key).statusCode() == 200);
 
         long start = System.nanoTime();
         HttpResponse<String> put = putRule("fast-tenant", "create-order", "{\"capacity\":1,\"refillPerSecond\":0.001}");
         assertThat(put.statusCode()).as(put.body()).isEqualTo(201);
         RateLimitRule expected = RateLimitRule.of(1, 0.001);
-        await().atMost(Duration.ofSeconds(1)).pollInterval(Duration.ofMillis(5)).until(() ->
+        await().atMost(NOTIFIED).pollInterval(Duration.ofMillis(5)).until(() ->
                 expected.equals(ruleSeenBy(a, "fast-tenant", "create-order"))
                         && expected.equals(ruleSeenBy(b, "fast-tenant", "create-order")));
-        System.out.printf("[directory] rule change seen by both instances after %d ms%n",
-                (System.nanoTime() - start) / 1_000_000);
+        MEASURED.info("[directory] rule change seen by both instances after {} ms", (System.nanoTime() - start) / 1_000_000);
 
         // Enforced: the earlier request left 2 of the default 3; the new capacity 1 caps that at 1.
         assertThat(b.send("POST", "/orders", key).statusCode()).isEqualTo(200);
@@ -101,13 +112,13 @@ class DirectoryTest {
         String key = createKey("ranked");
         assertThat(putRule("ranked", "create-order", "{\"capacity\":1,\"refillPerSecond\":0.001}").statusCode()).isEqualTo(201);
         assertThat(putRule("ranked", "*", "{\"capacity\":2,\"refillPerSecond\":0.001}").statusCode()).isEqualTo(201);
-        await().atMost(Duration.ofSeconds(5)).until(() -> ruleSeenBy(a, "ranked", "catalog").capacity() == 2);
+        await().atMost(NOTIFIED).until(() -> ruleSeenBy(a, "ranked", "catalog").capacity() == 2);
 
         assertThat(a.send("POST", "/orders", key).headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
         assertThat(a.send("GET", "/catalog/x", key).headers().firstValue("X-RateLimit-Remaining")).hasValue("1");
 
         assertThat(a.admin("DELETE", "/admin/rules/ranked/*", null, ADMIN_TOKEN).statusCode()).isEqualTo(204);
-        await().atMost(Duration.ofSeconds(5)).until(() -> ruleSeenBy(a, "ranked", "catalog").capacity() == 3);
+        await().atMost(NOTIFIED).until(() -> ruleSeenBy(a, "ranked", "catalog").capacity() == 3);
         assertThat(ruleSeenBy(a, "ranked", "create-order").capacity()).isEqualTo(1);
     }
 
@@ -156,17 +167,17 @@ class DirectoryTest {
     }
 
     @Test
-    void unknownKeysAre401AndRevokedKeysStopWorkingOnEveryInstanceWithinOneSecond() {
+    void unknownKeysAre401AndRevokedKeysStopWorkingOnEveryInstanceOnTheNotification() {
         assertThat(a.send("POST", "/orders", "tg_not-a-real-key").statusCode()).isEqualTo(401);
         String key = createKey("revoked-tenant");
-        await().atMost(Duration.ofSeconds(1)).until(() -> b.send("GET", "/catalog/1", key).statusCode() == 200);
+        await().atMost(NOTIFIED).until(() -> b.send("GET", "/catalog/1", key).statusCode() == 200);
 
         HttpResponse<String> keys = a.admin("GET", "/admin/tenants/revoked-tenant/keys", null, ADMIN_TOKEN);
         assertThat(keys.body()).doesNotContain(key).doesNotContain(dev.tollgate.spring.directory.ApiKeys.hash(key));
         int id = JsonPath.read(keys.body(), "$.keys[0].id");
 
         assertThat(a.admin("DELETE", "/admin/keys/" + id, null, ADMIN_TOKEN).statusCode()).isEqualTo(200);
-        await().atMost(Duration.ofSeconds(1)).pollInterval(Duration.ofMillis(10)).until(() ->
+        await().atMost(NOTIFIED).pollInterval(Duration.ofMillis(10)).until(() ->
                 a.send("GET", "/catalog/1", key).statusCode() == 401 && b.send("GET", "/catalog/1", key).statusCode() == 401);
         HttpResponse<String> revoked = b.send("GET", "/catalog/1", key);
         assertThat(revoked.body()).contains("urn:tollgate:problem:unknown-api-key");
@@ -176,7 +187,7 @@ class DirectoryTest {
     @Test
     void theBackendLearnsTheTenantFromTheGatewayAndNeverSeesTheKey() {
         String key = createKey("forwarded");
-        await().atMost(Duration.ofSeconds(1)).until(() -> a.send("GET", "/catalog/1", key).statusCode() == 200);
+        await().atMost(NOTIFIED).until(() -> a.send("GET", "/catalog/1", key).statusCode() == 200);
         TestUpstream.Received plain = upstream.last();
         assertThat(plain.header("X-Api-Key")).isEmpty();
         assertThat(plain.header("X-Tenant-Id")).containsExactly("forwarded");
@@ -218,7 +229,7 @@ class DirectoryTest {
             s.executeUpdate("INSERT INTO rate_limit_rule (tenant_id, route_id, capacity, refill_per_second)"
                     + " VALUES ('odd', 'create-order', 2000000000, 1), ('even', 'create-order', 7, 1)");
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> ruleSeenBy(b, "even", "create-order").capacity() == 7);
+        await().atMost(NOTIFIED).until(() -> ruleSeenBy(b, "even", "create-order").capacity() == 7);
         assertThat(ruleSeenBy(b, "odd", "create-order").capacity()).isEqualTo(3); // the default rule
         String prometheus = b.management("/actuator/prometheus").body();
         assertThat(prometheus).containsPattern("tollgate_directory_rejected_rows_total [1-9]");

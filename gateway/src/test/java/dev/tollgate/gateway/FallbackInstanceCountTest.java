@@ -11,6 +11,7 @@ import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.testkit.FreePort;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
+import dev.tollgate.testkit.TestUpstream;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -6,6 +6,7 @@ import dev.tollgate.core.RedisKeys;
 import dev.tollgate.redis.InstanceHeartbeat;
 import dev.tollgate.spring.instances.LiveInstances;
 import dev.tollgate.testkit.RedisServer;
+import dev.tollgate.testkit.TestUpstream;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -10,6 +10,7 @@ import dev.tollgate.spring.region.CurrentShares;
 import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
+import dev.tollgate.testkit.TestUpstream;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.http.HttpResponse;
@@ -104,10 +105,12 @@ class MultiRegionFailureTest {
 
         usRedis.kill();
         try {
-            // Past the heartbeats' time-to-live (3 s): N no longer comes from a Redis heartbeat, and
-            // whatever it comes from must still count this region's instances only. Real time: the
-            // heartbeats run on the system clock.
-            Thread.sleep(3500);
+            // N no longer comes from a Redis heartbeat (its beat failed, or is older than the
+            // time-to-live of 3 s), and whatever it comes from must still count this region's
+            // instances only.
+            LiveInstances usInstances = us1.context().getBean(LiveInstances.class);
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+                    .until(() -> !usInstances.current().source().equals("redis-heartbeat"));
             // us: its half of the burst (5 of 10), enforced locally by its one instance.
             HttpResponse<String> first = us1.send("POST", "/orders", key);
             assertThat(first.statusCode()).isEqualTo(200);
@@ -129,7 +132,7 @@ class MultiRegionFailureTest {
         String key = RegionGateways.createKey(eu1, "steady");
         awaitKey(key);
         // 80 % in eu (over its two instances), 20 % in us, twice the limit.
-        try (PacedLoad load = PacedLoad.start(all(), new int[] {0, 1, 0, 1, 2}, 40, "POST", "/orders", key)) {
+        try (GatewayLoad load = GatewayLoad.paced(all(), new int[] {0, 1, 0, 1, 2}, 40, "POST", "/orders", key)) {
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> all().stream()
                     .allMatch(g -> RegionGateways.shares(g, "steady", "create-order").ppm("eu") >= 750_000));
             await().atMost(Duration.ofSeconds(10)).until(() -> all().stream().map(g ->

@@ -7,6 +7,7 @@ import dev.tollgate.spring.limiter.DecisionMetrics;
 import dev.tollgate.spring.limiter.DecisionOutcome;
 import dev.tollgate.spring.limiter.DecisionSource;
 import dev.tollgate.testkit.RedisServer;
+import dev.tollgate.testkit.TestUpstream;
 import java.net.http.HttpResponse;
 import java.util.HashMap;
 import java.util.Map;

@@ -3,6 +3,7 @@ package dev.tollgate.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tollgate.testkit.RedisServer;
+import dev.tollgate.testkit.TestUpstream;
 import java.net.http.HttpResponse;
 import java.util.HashMap;
 import java.util.Map;

@@ -7,6 +7,7 @@ import dev.tollgate.spring.limiter.DecisionMetrics;
 import dev.tollgate.spring.limiter.DecisionSource;
 import dev.tollgate.testkit.RedisCluster;
 import dev.tollgate.testkit.RedisServer;
+import dev.tollgate.testkit.TestUpstream;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import java.time.Duration;
 import java.util.HashMap;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * The gateway on a real Redis Cluster (3 masters, 3 replicas), selected by Spring Boot's
@@ -44,14 +46,13 @@ class RedisClusterGatewayTest {
                 assertThat(gateway.send("POST", "/orders", "victim").statusCode()).isEqualTo(200);
                 assertThat(metrics.count(DecisionSource.REDIS)).isEqualTo(2);
 
-                LoadRunner load = LoadRunner.start(List.of(gateway), 3, "POST", "/orders", "victim");
-                try (LoadRunner wide = LoadRunner.start(List.of(gateway), 1, "POST", "/orders", "wide")) {
+                GatewayLoad load = GatewayLoad.closedLoop(List.of(gateway), 3, "POST", "/orders", "victim");
+                try (GatewayLoad wide = GatewayLoad.closedLoop(List.of(gateway), 1, "POST", "/orders", "wide")) {
                     await().atMost(Duration.ofSeconds(20)).until(() -> load.total() > 200);
                     RedisServer killed = cluster.killMasterOf("rl:{victim}:create-order");
                     long killedAt = System.nanoTime();
                     cluster.awaitLiveMasterOf("rl:{victim}:create-order", Duration.ofSeconds(30));
-                    System.out.printf("[cluster] replica promoted %d ms after the master (port %d) was killed%n",
-                            (System.nanoTime() - killedAt) / 1_000_000, killed.port());
+                    long promotedMillis = (System.nanoTime() - killedAt) / 1_000_000;
 
                     CircuitBreaker breaker = gateway.context().getBean(CircuitBreaker.class);
                     // The victim is hot: on the Redis path most of its decisions come from leases.
@@ -60,12 +61,15 @@ class RedisClusterGatewayTest {
                             breaker.getState() == CircuitBreaker.State.CLOSED
                                     && metrics.count(DecisionSource.REDIS) + metrics.count(DecisionSource.LEASE)
                                             > redisBefore + 100);
-                    System.out.printf("[cluster] Redis path resumed %d ms after the kill%n",
+                    String figures = String.format("replica promoted %d ms after the master (port %d) was killed, "
+                                    + "Redis path resumed %d ms after the kill", promotedMillis, killed.port(),
                             (System.nanoTime() - killedAt) / 1_000_000);
+                    LoggerFactory.getLogger("measured").info("[cluster] {}", figures);
                     Map<Integer, Integer> statuses = load.stop(Duration.ofSeconds(10));
                     Map<Integer, Integer> wideStatuses = wide.stop(Duration.ofSeconds(10));
-                    assertThat(statuses).as("victim: status -> count").containsOnlyKeys(200);
-                    assertThat(wideStatuses).as("sharded tenant: status -> count").doesNotContainKeys(0, 500, 502, 503);
+                    assertThat(statuses).as("victim: status -> count; " + figures).containsOnlyKeys(200);
+                    assertThat(wideStatuses).as("sharded tenant: status -> count; " + figures)
+                            .doesNotContainKeys(0, 500, 502, 503);
                 }
             }
         }

@@ -10,6 +10,7 @@ import dev.tollgate.spring.limiter.DecisionSource;
 import dev.tollgate.spring.instances.LiveInstances;
 import dev.tollgate.testkit.FreePort;
 import dev.tollgate.testkit.RedisServer;
+import dev.tollgate.testkit.TestUpstream;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -19,6 +20,8 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Redis killed, frozen, restarted and missing at start, under load through real gateways. Every
@@ -28,6 +31,8 @@ import org.junit.jupiter.api.Test;
 class RedisFailureTest {
 
     private static final Duration WAIT_IN_OPEN_STATE = Duration.ofSeconds(3);
+    private static final Duration REDIS_TIMEOUT = Duration.ofMillis(100);
+    private static final Logger MEASURED = LoggerFactory.getLogger("measured");
 
     private final List<AutoCloseable> resources = new ArrayList<>();
 
@@ -52,7 +57,7 @@ class RedisFailureTest {
         p.put("tollgate.default-rule.refill-per-second", "1000000");
         p.putAll(RunningGateway.rule(0, "share", "create-order", 40, 0.001));
         p.putAll(RunningGateway.rule(1, "restart", "create-order", 2, 0.001));
-        p.put("tollgate.redis.timeout", "100ms");
+        p.put("tollgate.redis.timeout", REDIS_TIMEOUT.toMillis() + "ms");
         p.put("tollgate.redis.connect-retry-delay", "200ms");
         p.put("tollgate.redis.reconnect-max-delay", "200ms");
         p.put("tollgate.redis.circuit-breaker.minimum-number-of-calls", "5");
@@ -109,7 +114,7 @@ class RedisFailureTest {
                 a.context().getBean(LiveInstances.class).count() == 2
                         && b.context().getBean(LiveInstances.class).count() == 2);
 
-        LoadRunner load = track(LoadRunner.start(List.of(a, b), 4, "POST", "/orders", "load"));
+        GatewayLoad load = track(GatewayLoad.closedLoop(List.of(a, b), 4, "POST", "/orders", "load"));
         await().atMost(Duration.ofSeconds(10)).until(() -> load.total() > 200);
         redis.kill();
         int atKill = load.total();
@@ -163,11 +168,19 @@ class RedisFailureTest {
                 assertThat(cb.getMetrics().getNumberOfFailedCalls()).isEqualTo(failed);
                 latencies.add(elapsed);
             }
-            assertThat(latencies).as("requests answered while the breaker was open").hasSizeGreaterThanOrEqualTo(20);
             latencies.sort(null);
-            System.out.printf("[redis frozen, breaker open] %d requests: p50 %.2f ms, p99 %.2f ms, max %.2f ms"
-                            + " (Redis timeout 100 ms)%n", latencies.size(), latencies.get(latencies.size() / 2) / 1e6,
-                    latencies.get(latencies.size() * 99 / 100) / 1e6, latencies.get(latencies.size() - 1) / 1e6);
+            String figures = latencies.isEmpty() ? "no request answered while the breaker was open"
+                    : String.format("%d requests: p50 %.2f ms, p99 %.2f ms, max %.2f ms (Redis timeout %d ms)",
+                    latencies.size(), latencies.get(latencies.size() / 2) / 1e6,
+                    latencies.get(latencies.size() * 99 / 100) / 1e6, latencies.get(latencies.size() - 1) / 1e6,
+                    REDIS_TIMEOUT.toMillis());
+            MEASURED.info("[redis frozen, breaker open] {}", figures);
+            assertThat(latencies).as("requests answered while the breaker was open; " + figures)
+                    .hasSizeGreaterThanOrEqualTo(20);
+            // A request that called the frozen Redis would take the whole timeout: most take far less.
+            // (The counters above are the exact check; this one says the answers did not wait.)
+            assertThat(Duration.ofNanos(latencies.get(latencies.size() / 2))).as("median; " + figures)
+                    .isLessThan(REDIS_TIMEOUT);
         } finally {
             redis.thaw();
         }
@@ -178,7 +191,7 @@ class RedisFailureTest {
             gateway.send("POST", "/orders", "thawed");
             return breaker(gateway).getState() == CircuitBreaker.State.CLOSED && redisDecisions(gateway) > redisBefore;
         });
-        System.out.printf("[redis thawed] Redis path resumed after %d ms (wait in open state %d ms)%n",
+        MEASURED.info("[redis thawed] Redis path resumed after {} ms (wait in open state {} ms)",
                 (System.nanoTime() - thawed) / 1_000_000, WAIT_IN_OPEN_STATE.toMillis());
     }
 

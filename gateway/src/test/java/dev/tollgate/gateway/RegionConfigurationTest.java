@@ -7,6 +7,7 @@ import dev.tollgate.core.RuleBook;
 import dev.tollgate.spring.region.CurrentShares;
 import dev.tollgate.spring.region.RegionCoordinator;
 import dev.tollgate.testkit.RedisServer;
+import dev.tollgate.testkit.TestUpstream;
 import java.net.http.HttpResponse;
 import java.util.HashMap;
 import java.util.Map;

@@ -6,6 +6,7 @@ import dev.tollgate.core.BucketKey;
 import dev.tollgate.core.BucketLimits;
 import dev.tollgate.core.Decision;
 import dev.tollgate.core.RateLimitRule;
+import dev.tollgate.testkit.CommandCounts;
 import io.netty.channel.DefaultEventLoop;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,13 +44,7 @@ class BatchedDecisionsTest {
     }
 
     private static long scriptCalls() {
-        long calls = 0;
-        for (String line : redis.connection.sync().info("commandstats").split("\r?\n")) {
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                calls += Long.parseLong(line.replaceAll("^[^:]+:calls=(\\d+),.*", "$1"));
-            }
-        }
-        return calls;
+        return CommandCounts.parse(redis.connection.sync().info("commandstats")).scriptCalls();
     }
 
     /** Makes {@code requests} acquisitions in one task of an event loop, as an HTTP loop would. */

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -39,6 +40,21 @@ final class PacedLoad {
         /** Admissions per second in {@code [fromSeconds, toSeconds)}: the steady rate once the burst is spent. */
         double admittedPerSecond(double fromSeconds, double toSeconds) {
             return admittedBetween(fromSeconds, toSeconds) / (toSeconds - fromSeconds);
+        }
+
+        /** What a rule of {@code capacity} and {@code ratePerSecond} allows over the run: {@code C + R × refill time}. */
+        double allowedBy(double capacity, double ratePerSecond) {
+            return capacity + ratePerSecond * refillSeconds();
+        }
+
+        /** The run's figures against a rule, for an assertion's message and the log. */
+        String figures(double capacity, double ratePerSecond, double fromSeconds, double toSeconds) {
+            double allowed = allowedBy(capacity, ratePerSecond);
+            double steady = admittedPerSecond(fromSeconds, toSeconds);
+            return String.format(Locale.ROOT, "%.2f s of refill, admitted %d, rejected %d, errors %d; rule allows %.0f "
+                            + "(admitted/allowed %.4f); admitted %.0f/s in [%.1f s, %.1f s) for a rule of %.0f/s (%+.2f %%)",
+                    refillSeconds(), admitted, rejected, errors, allowed, admitted / allowed, steady, fromSeconds,
+                    toSeconds, ratePerSecond, 100 * (steady / ratePerSecond - 1));
         }
 
         double elapsedSeconds() {

@@ -20,16 +20,23 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Three instances (each its own cluster client) hammer one tenant whose rule is split into 6 shards
  * spread over a real 3-master cluster, at twice the rule's rate: never more than the rule allows,
- * and once the burst is spent the admitted rate is within 5 % of the rule's.
+ * over the run ({@code C + R × T}) nor in the steady window ({@code C + R × w}), and once the burst
+ * is spent the admitted rate is at least 80 % of the rule's: the load offers twice the rate, so only
+ * an under-admitting limiter or load threads stalled for more than a fifth of the window fall
+ * below (measured on a busy 2-core machine: within 1 % of the rule, docs/hot-keys-and-cluster.md).
  */
 class ShardedClusterAccuracyTest {
 
     private static final int INSTANCES = 3;
     private static final int SHARDS = 6;
+    private static final int THREADS_PER_INSTANCE = 2;
+    private static final Logger MEASURED = LoggerFactory.getLogger("measured");
 
     private static RedisCluster cluster;
     private static final List<RedisClusterClient> clients = new ArrayList<>();
@@ -48,7 +55,7 @@ class ShardedClusterAccuracyTest {
     }
 
     @Test
-    void shardedInstancesAdmitTheRuleWithinFivePercent() {
+    void shardedInstancesAdmitTheRuleAndNeverMore() {
         List<BucketStore> instances = new ArrayList<>();
         for (int i = 0; i < INSTANCES; i++) {
             RedisClusterClient client = RedisClusterClient.create(cluster.uris().stream().map(RedisURI::create).toList());
@@ -64,18 +71,18 @@ class ShardedClusterAccuracyTest {
         }
         BucketLimits limits = RateLimitRule.of(300, 1500).limits();
 
-        PacedLoad.Result result = PacedLoad.run(instances, 2, 500, Duration.ofSeconds(3), (t, n) -> key, limits);
+        PacedLoad.Result result = PacedLoad.run(instances, THREADS_PER_INSTANCE, 500, Duration.ofSeconds(3),
+                (t, n) -> key, limits);
 
-        double allowed = 300 + 1500 * result.refillSeconds();
-        double steadyRate = result.admittedPerSecond(0.5, 3.0);
-        System.out.printf("[accuracy] shards: %d instances, %d shards on %d masters, %.2f s of refill, admitted %d, "
-                        + "rejected %d, errors %d; rule allows %.0f (admitted/allowed %.4f); steady admitted rate "
-                        + "%.0f/s for a rule of 1500/s (%+.2f %%)%n",
-                INSTANCES, SHARDS, owners.size(), result.refillSeconds(), result.admitted(), result.rejected(),
-                result.errors(), allowed, result.admitted() / allowed, steadyRate, 100 * (steadyRate / 1500 - 1));
-        assertThat(owners).hasSizeGreaterThan(1);
-        assertThat(result.errors()).isZero();
-        assertThat((double) result.admitted()).isLessThanOrEqualTo(allowed);
-        assertThat(steadyRate).isBetween(1425d, 1575d);
+        String figures = SHARDS + " shards on " + owners.size() + " masters; " + result.figures(300, 1500, 0.5, 3.0);
+        MEASURED.info("[accuracy] shards, {} instances: {}", INSTANCES, figures);
+        assertThat(owners).as(figures).hasSizeGreaterThan(1);
+        assertThat(result.errors()).as(figures).isZero();
+        assertThat((double) result.admitted()).as(figures).isLessThanOrEqualTo(result.allowedBy(300, 1500));
+        // In the window: what the shards held at its start (at most C together) plus their refill,
+        // plus one request per load thread decided before the window and counted when answered.
+        assertThat((double) result.admittedBetween(0.5, 3.0)).as(figures)
+                .isLessThanOrEqualTo(300 + 1500 * 2.5 + INSTANCES * THREADS_PER_INSTANCE);
+        assertThat(result.admittedPerSecond(0.5, 3.0)).as(figures).isGreaterThanOrEqualTo(0.8 * 1500);
     }
 }

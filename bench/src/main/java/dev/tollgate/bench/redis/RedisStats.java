@@ -1,5 +1,6 @@
 package dev.tollgate.bench.redis;
 
+import dev.tollgate.testkit.CommandCounts;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;

@@ -5,7 +5,7 @@ import static dev.tollgate.bench.report.Targets.TOLLGATE;
 
 import dev.tollgate.bench.SuitePlan;
 import dev.tollgate.bench.SuiteResults;
-import dev.tollgate.bench.redis.CommandCounts;
+import dev.tollgate.testkit.CommandCounts;
 import dev.tollgate.bench.scenario.ClusterAccuracy;
 import dev.tollgate.bench.scenario.LatencyRun;
 import dev.tollgate.bench.scenario.Median;

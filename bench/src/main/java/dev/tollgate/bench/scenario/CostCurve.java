@@ -1,6 +1,6 @@
 package dev.tollgate.bench.scenario;
 
-import dev.tollgate.bench.redis.CommandCounts;
+import dev.tollgate.testkit.CommandCounts;
 import dev.tollgate.bench.redis.RedisStats;
 import dev.tollgate.core.BucketKey;
 import dev.tollgate.core.BucketLimits;

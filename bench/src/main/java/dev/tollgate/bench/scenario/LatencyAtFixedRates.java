@@ -5,7 +5,7 @@ import dev.tollgate.bench.metrics.DecisionCounters;
 import dev.tollgate.bench.metrics.DecisionTimes;
 import dev.tollgate.bench.load.OpenLoopLoad;
 import dev.tollgate.bench.load.RequestMix;
-import dev.tollgate.bench.redis.CommandCounts;
+import dev.tollgate.testkit.CommandCounts;
 import dev.tollgate.bench.redis.RedisStats;
 import dev.tollgate.bench.machine.CpuActivity;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package dev.tollgate.bench.scenario;
 
 import dev.tollgate.bench.load.LoadResult;
 import dev.tollgate.bench.metrics.DecisionTimes;
-import dev.tollgate.bench.redis.CommandCounts;
+import dev.tollgate.testkit.CommandCounts;
 
 /**
  * One open-loop run of one target at one rate, the Redis commands it caused, and how many cores

@@ -7,7 +7,7 @@ import dev.tollgate.bench.load.RequestMix;
 import dev.tollgate.bench.machine.CpuActivity;
 import dev.tollgate.bench.metrics.DecisionCounters;
 import dev.tollgate.bench.metrics.DecisionSplit;
-import dev.tollgate.bench.redis.CommandCounts;
+import dev.tollgate.testkit.CommandCounts;
 import dev.tollgate.bench.redis.RedisStats;
 import java.time.Duration;
 import java.util.ArrayList;

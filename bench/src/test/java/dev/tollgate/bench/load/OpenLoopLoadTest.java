@@ -3,44 +3,45 @@ package dev.tollgate.bench.load;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tollgate.bench.upstream.FastUpstream;
+import dev.tollgate.testkit.TestUpstream;
 import java.time.Duration;
 import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import reactor.netty.DisposableServer;
 import reactor.netty.resources.LoopResources;
 
 /** The generators against the real upstream, in-process, for a fraction of a second. */
 class OpenLoopLoadTest {
 
-    private static DisposableServer upstream;
+    private static TestUpstream upstream;
     private static LoopResources loops;
     private static HttpTarget target;
 
     @BeforeAll
     static void start() {
-        upstream = FastUpstream.start(0);
+        upstream = new TestUpstream();
         loops = LoopResources.create("test-load", 1, true);
-        target = new HttpTarget("upstream", "http://127.0.0.1:" + upstream.port(), loops, Duration.ofSeconds(5));
+        target = new HttpTarget("upstream", upstream.uri(), loops, Duration.ofSeconds(5));
     }
 
     @AfterAll
     static void stop() {
         target.close();
         loops.disposeLater().block(Duration.ofSeconds(5));
-        upstream.disposeNow();
+        upstream.close();
     }
 
     @Test
     void sendsExactlyRateTimesDurationAndRecordsEveryAnswer() {
+        int before = upstream.requests();
         LoadResult result = new OpenLoopLoad(target, new RequestMix("/x", "tenant-", 10))
                 .run(200, Duration.ofMillis(500), Duration.ofSeconds(5));
 
         assertThat(result.sent()).isEqualTo(100);
         assertThat(result.ok()).isEqualTo(100);
         assertThat(result.errors()).isZero();
+        assertThat(upstream.requests() - before).as("requests that reached the backend").isEqualTo(100);
         assertThat(result.latencyMicros().getTotalCount()).isEqualTo(100);
         assertThat(result.sendLagMicros().getTotalCount()).isEqualTo(100);
         // 100 requests due over 0.495 s: the run cannot be shorter than its schedule.

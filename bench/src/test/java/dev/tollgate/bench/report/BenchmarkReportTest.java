@@ -6,7 +6,7 @@ import dev.tollgate.bench.SuitePlan;
 import dev.tollgate.bench.SuiteResults;
 import dev.tollgate.bench.load.LoadResult;
 import dev.tollgate.bench.machine.MachineInfo;
-import dev.tollgate.bench.redis.CommandCounts;
+import dev.tollgate.testkit.CommandCounts;
 import dev.tollgate.bench.metrics.DecisionSplit;
 import dev.tollgate.bench.metrics.DecisionTimes;
 import dev.tollgate.bench.scenario.ClusterAccuracy;

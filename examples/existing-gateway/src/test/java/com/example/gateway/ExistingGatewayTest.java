@@ -5,23 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tollgate.spring.limiter.DecisionMetrics;
 import dev.tollgate.spring.limiter.DecisionSource;
 import dev.tollgate.testkit.RedisServer;
+import dev.tollgate.testkit.TestUpstream;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
-import reactor.core.publisher.Mono;
-import reactor.netty.DisposableServer;
-import reactor.netty.http.server.HttpServer;
-import reactor.netty.resources.LoopResources;
 
 /**
  * The example application started as its team would run it, with a real Redis and a real backend:
@@ -32,26 +27,16 @@ import reactor.netty.resources.LoopResources;
 class ExistingGatewayTest {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private static final AtomicInteger backendHits = new AtomicInteger();
-    private static LoopResources backendLoops;
-    private static DisposableServer backend;
+    private static TestUpstream backend;
 
     @BeforeAll
     static void startBackend() {
-        // Event loops of its own: each gateway disposes Reactor Netty's global ones when it stops.
-        backendLoops = LoopResources.create("backend", 1, true);
-        backend = HttpServer.create().runOn(backendLoops).host("127.0.0.1").port(0)
-                .handle((request, response) -> {
-                    backendHits.incrementAndGet();
-                    return response.sendByteArray(Mono.just("ok\n".getBytes(StandardCharsets.UTF_8))).then();
-                })
-                .bindNow();
+        backend = new TestUpstream();
     }
 
     @AfterAll
     static void stopBackend() {
-        backend.disposeNow();
-        backendLoops.dispose();
+        backend.close();
     }
 
     private static ConfigurableApplicationContext start(RedisServer redis) {
@@ -62,14 +47,14 @@ class ExistingGatewayTest {
                 // cut off after Redis took its token would be charged twice). The fallback is driven by
                 // stopping Redis, whose calls then fail at once.
                 "--tollgate.redis.timeout=5s",
-                "--orders.uri=http://127.0.0.1:" + backend.port());
+                "--orders.uri=" + backend.uri());
     }
 
     @Test
     void theLimitedRouteAnswersWithTollgatesHeadersAndRetryAfter() throws Exception {
         try (RedisServer redis = RedisServer.start(); ConfigurableApplicationContext app = start(redis)) {
             int port = port(app);
-            int before = backendHits.get();
+            int before = backend.requests();
             for (int i = 1; i <= 3; i++) {
                 HttpResponse<String> ok = get(port, "/orders/42", "acme");
                 assertThat(ok.statusCode()).isEqualTo(200);
@@ -81,7 +66,7 @@ class ExistingGatewayTest {
             assertThat(limited.statusCode()).isEqualTo(429);
             assertThat(limited.headers().firstValue("Retry-After")).hasValue("1");
             assertThat(limited.headers().firstValue("X-RateLimit-Remaining")).hasValue("0");
-            assertThat(backendHits.get() - before).as("requests that reached the backend").isEqualTo(3);
+            assertThat(backend.requests() - before).as("requests that reached the backend").isEqualTo(3);
 
             // Another customer has a bucket of its own (the default rule), untouched by acme's.
             HttpResponse<String> other = get(port, "/orders/42", "globex");

@@ -1,4 +1,4 @@
-package dev.tollgate.bench.redis;
+package dev.tollgate.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

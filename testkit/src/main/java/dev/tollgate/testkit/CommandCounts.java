@@ -1,4 +1,4 @@
-package dev.tollgate.bench.redis;
+package dev.tollgate.testkit;
 
 import java.util.Map;
 import java.util.Set;
@@ -8,10 +8,12 @@ import java.util.TreeMap;
  * Calls per Redis command, from {@code INFO commandstats}. Redis counts the commands a Lua script
  * runs ({@code TIME}, {@code HMGET}, ...) as well as the {@code EVALSHA} that ran it, so both the
  * round trips and the work inside Redis can be read off a difference of two snapshots.
+ *
+ * <p>The one parser of {@code INFO commandstats} for the tests and the benchmarks alike.
  */
 public record CommandCounts(Map<String, Long> calls) {
 
-    /** Commands the benchmark itself sends to read statistics; never counted against a gateway. */
+    /** Commands an observer (a test, the benchmark) sends to read statistics; never counted against the code under test. */
     private static final Set<String> OBSERVER_COMMANDS =
             Set.of("info", "dbsize", "memory|usage", "flushall", "ping", "hello", "client|setinfo");
 
