@@ -116,11 +116,14 @@ public final class BenchmarkSuite {
                     }
                 }
                 RequestMix mix = new RequestMix(BenchRoutes.BENCH_PATH, "tenant-", plan.latencyTenants());
+                List<WarmUp.Result> warmUps = new ArrayList<>();
                 for (HttpTarget target : targets) {
                     boolean isDirect = target.name().equals(Targets.DIRECT);
-                    long served = WarmUp.run(target, mix, plan.warmUpRequests(),
+                    WarmUp.Result warm = WarmUp.run(target, mix, plan.warmUpRequests(),
                             isDirect ? plan.warmUpMaxTime().dividedBy(5) : plan.warmUpMaxTime());
-                    progress.say("warm-up %s: %d requests", target.name(), served);
+                    warmUps.add(warm);
+                    progress.say("warm-up %s: %d requests, last %.0f req/s, %s", target.name(), warm.served(),
+                            warm.lastRate(), warm.steady() ? "levelled off" : "STILL RISING at the time limit");
                 }
 
                 List<Saturation.Mix> mixes = List.of(new Saturation.Mix(Saturation.COLD, mix),
@@ -154,7 +157,7 @@ public final class BenchmarkSuite {
 
                 SuiteResults results = new SuiteResults(machine, otherWork, MachineInfo.loadAverage(), progress.elapsed(),
                         plan, targets.stream().map(HttpTarget::name).toList(), rates, headlineRate, micro, latency,
-                        saturation, accuracy, memory, hotKey, burst, costCurve);
+                        warmUps, saturation, accuracy, memory, hotKey, burst, costCurve);
                 // A quick run proves the suite works; its figures must not replace the real report.
                 return BenchmarkReport.write(results, quick ? runDir.resolve("docs") : root.resolve("docs"));
             } finally {
@@ -217,8 +220,11 @@ public final class BenchmarkSuite {
             for (GatewayProcess g : added) {
                 HttpTarget target = new HttpTarget(g.name(), g.baseUrl(), loops, Duration.ofSeconds(5));
                 try {
-                    long served = WarmUp.run(target, warmUpMix, plan.warmUpRequests(), plan.warmUpMaxTime());
-                    progress.say("warm-up %s: %d requests", g.name(), served);
+                    // Accuracy counts admissions, not speed: a short warm-up is enough.
+                    WarmUp.Result warm = WarmUp.run(target, warmUpMix, plan.warmUpRequests(),
+                            plan.warmUpMaxTime().dividedBy(5));
+                    progress.say("warm-up %s: %d requests, last %.0f req/s, %s", g.name(), warm.served(),
+                            warm.lastRate(), warm.steady() ? "levelled off" : "STILL RISING at the time limit");
                 } finally {
                     target.close();
                 }

@@ -16,8 +16,9 @@ import java.util.List;
  * @param latencyRun            length of one latency run
  * @param drain                 longest wait for the last answers of a run
  * @param warmUpRequests        requests every gateway serves (closed loop) before anything is measured
- * @param warmUpMaxTime         the longest a gateway's warm-up may take (the direct target, with no
- *                              gateway to compile, gets a fifth of it)
+ * @param warmUpMaxTime         the longest a gateway's warm-up may take before the speed runs (the
+ *                              direct target, with no gateway to compile, and the accuracy runs'
+ *                              gateways, which count admissions rather than speed, get a fifth of it)
  * @param latencyTenants        API keys the latency and saturation runs rotate over (cold tenants)
  * @param saturationRepetitions rounds of saturation runs (every target, every mix)
  * @param saturationConcurrency requests kept in flight by a saturation run
@@ -52,7 +53,7 @@ public record SuitePlan(List<Double> rateShares, double headlineShare, int minRo
     public static SuitePlan standard() {
         return new SuitePlan(List.of(0.1, 0.25, 0.5), 0.5, 3, 5, Duration.ofSeconds(420),
                 Duration.ofSeconds(3), Duration.ofSeconds(3),
-                40_000, Duration.ofSeconds(25), 1000,
+                40_000, Duration.ofSeconds(120), 1000,
                 5, 64, Duration.ofSeconds(1), Duration.ofSeconds(3),
                 3, Duration.ofSeconds(600), 600, Duration.ofSeconds(6),
                 100_000, List.of("create-order", "list-orders", "catalog"),

@@ -9,6 +9,7 @@ import dev.tollgate.bench.scenario.MicroResult;
 import dev.tollgate.bench.scenario.ParallelBurst;
 import dev.tollgate.bench.scenario.RedisMemoryPerBucket;
 import dev.tollgate.bench.scenario.Saturation;
+import dev.tollgate.bench.scenario.WarmUp;
 import java.time.Duration;
 import java.util.List;
 
@@ -23,7 +24,8 @@ import java.util.List;
  */
 public record SuiteResults(MachineInfo machine, double otherWorkCoresBefore, String loadAverageAtEnd, Duration elapsed,
                            SuitePlan plan, List<String> targets, List<Double> rates, double headlineRate,
-                           List<MicroResult> micro, List<LatencyRun> latency, List<Saturation.Run> saturation,
+                           List<MicroResult> micro, List<LatencyRun> latency, List<WarmUp.Result> warmUps,
+                           List<Saturation.Run> saturation,
                            List<ClusterAccuracy.Result> accuracy, List<RedisMemoryPerBucket.Result> memory,
                            List<HotKeyCost.Result> hotKey, List<ParallelBurst.Result> burst,
                            List<CostCurve.Point> costCurve) {

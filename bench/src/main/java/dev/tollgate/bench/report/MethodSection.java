@@ -2,12 +2,23 @@ package dev.tollgate.bench.report;
 
 import dev.tollgate.bench.SuitePlan;
 import dev.tollgate.bench.load.HttpTarget;
+import dev.tollgate.bench.scenario.WarmUp;
+import java.util.List;
 
 /** How the figures were measured; template {@code report/method.mustache}. */
-record MethodSection(SuitePlan plan, int connections, String tenants, int rounds, String warmUpRequests) {
+record MethodSection(SuitePlan plan, int connections, String tenants, int rounds, String warmUpRequests,
+                     String warmUpLimit, List<WarmUpRow> warmUps, boolean hasWarmUps) {
+
+    /** How one target's warm-up ended. */
+    record WarmUpRow(String target, String served, String lastRate, String ended) {
+    }
 
     static MethodSection of(Figures f) {
+        List<WarmUpRow> warmUps = f.results().warmUps().stream().map(w -> new WarmUpRow(w.target(),
+                Fmt.rate(w.served()), Fmt.rate(w.lastRate()),
+                w.steady() ? "levelled off" : "**still rising** at the time limit")).toList();
         return new MethodSection(f.plan(), HttpTarget.CONNECTIONS,
-                Fmt.rate(f.plan().latencyTenants()), f.rounds(), Fmt.rate(f.plan().warmUpRequests()));
+                Fmt.rate(f.plan().latencyTenants()), f.rounds(), Fmt.rate(f.plan().warmUpRequests()),
+                String.format(java.util.Locale.ROOT, "%.0f %%", 100 * WarmUp.STEADY_GAIN), warmUps, !warmUps.isEmpty());
     }
 }
