@@ -39,6 +39,9 @@ record SummarySection(List<Row> rows, List<TargetRow> targets, String rate, Stri
         double rate = f.headlineRate();
         double tollgate = f.medianAdded(TOLLGATE, rate, 99);
         double builtIn = f.medianAdded(BUILT_IN, rate, 99);
+        // The end-to-end difference of two noisy tails can come out small by luck; the gateway's
+        // own timing of the decision cannot, so the target must hold for both.
+        double decisionP99 = f.medianDecisionTime(rate, 99);
         double none = f.medianThroughput(NO_LIMITER);
         double tollgateMax = f.medianThroughput(TOLLGATE);
         double builtInMax = f.medianThroughput(BUILT_IN);
@@ -89,12 +92,14 @@ record SummarySection(List<Row> rows, List<TargetRow> targets, String rate, Stri
                         Fmt.verdict(ratio >= BenchmarkReport.TARGET_THROUGHPUT_RATIO,
                                 String.format(Locale.ROOT, "%.2f ×", ratio))),
                 new TargetRow("Tollgate's added p99 ≤ " + Fmt.fmt2(BenchmarkReport.TARGET_ADDED_P99_MS)
-                        + " ms at half the no-limiter capacity (" + Fmt.rate(rate) + " req/s)",
-                        Fmt.ms(tollgate) + " (per round: " + perRound(f, TOLLGATE, rate)
-                                + "); timed inside the gateway, the decision itself: p99 ≤ "
-                                + Fmt.fmt2(f.medianDecisionTime(rate, 99)) + " ms",
-                        Fmt.verdict(tollgate <= BenchmarkReport.TARGET_ADDED_P99_MS,
-                                "missed by " + Fmt.ms(tollgate - BenchmarkReport.TARGET_ADDED_P99_MS))),
+                        + " ms at half the no-limiter capacity (" + Fmt.rate(rate) + " req/s), end to end and as"
+                        + " the gateway times its decisions",
+                        "end to end " + Fmt.ms(tollgate) + " (per round: " + perRound(f, TOLLGATE, rate)
+                                + "); inside the gateway, the wait for a decision: p99 ≤ "
+                                + Fmt.fmt2(decisionP99) + " ms",
+                        Fmt.verdict(tollgate <= BenchmarkReport.TARGET_ADDED_P99_MS
+                                        && decisionP99 <= BenchmarkReport.TARGET_ADDED_P99_MS,
+                                addedP99Miss(tollgate, decisionP99))),
                 new TargetRow("Tollgate's added p99 no worse than the built-in limiter's at " + Fmt.rate(rate) + " req/s",
                         Fmt.ms(tollgate) + " vs " + Fmt.ms(builtIn) + " (built-in per round: "
                                 + perRound(f, BUILT_IN, rate) + ")",
@@ -113,6 +118,18 @@ record SummarySection(List<Row> rows, List<TargetRow> targets, String rate, Stri
                 lease.discussion().orElse(null), Fmt.pct(rate / tollgateMax), Fmt.rate(tollgateMax),
                 Fmt.pct(rate / none), Fmt.pct(rate / builtInMax), Fmt.rate(builtInMax), builtInMax < rate * 1.1,
                 Fmt.fmt2(f.medianDecisionTime(rate, 50)), Fmt.fmt2(f.medianDecisionTime(rate, 99)));
+    }
+
+    private static String addedP99Miss(double endToEnd, double decisionP99) {
+        double target = BenchmarkReport.TARGET_ADDED_P99_MS;
+        List<String> misses = new ArrayList<>();
+        if (!(endToEnd <= target)) {
+            misses.add("end to end by " + Fmt.ms(endToEnd - target));
+        }
+        if (!(decisionP99 <= target)) {
+            misses.add("inside the gateway by up to " + Fmt.ms(decisionP99 - target));
+        }
+        return String.join(", ", misses);
     }
 
     private static Row both(String label, Function<String, String> figure) {
