@@ -3,6 +3,7 @@ package dev.tollgate.bench;
 import dev.tollgate.bench.builtin.BuiltInLimiterScript;
 import dev.tollgate.bench.load.HttpTarget;
 import dev.tollgate.bench.load.RequestMix;
+import dev.tollgate.bench.metrics.CompilationTime;
 import dev.tollgate.bench.metrics.DecisionCounters;
 import dev.tollgate.bench.process.BenchRoutes;
 import dev.tollgate.bench.process.GatewayProcess;
@@ -120,10 +121,12 @@ public final class BenchmarkSuite {
                 for (HttpTarget target : targets) {
                     boolean isDirect = target.name().equals(Targets.DIRECT);
                     WarmUp.Result warm = WarmUp.run(target, mix, plan.warmUpRequests(),
-                            isDirect ? plan.warmUpMaxTime().dividedBy(5) : plan.warmUpMaxTime());
+                            isDirect ? plan.warmUpMaxTime().dividedBy(5) : plan.warmUpMaxTime(),
+                            isDirect ? CompilationTime.unknown() : CompilationTime.of(target));
                     warmUps.add(warm);
-                    progress.say("warm-up %s: %d requests, last %.0f req/s, %s", target.name(), warm.served(),
-                            warm.lastRate(), warm.steady() ? "levelled off" : "STILL RISING at the time limit");
+                    progress.say("warm-up %s: %d requests, last %.0f req/s, JIT %.0f %% of the last slice, %s", target.name(),
+                            warm.served(), warm.lastRate(), 100 * warm.lastCompilationShare(),
+                            warm.steady() ? "settled" : "NOT SETTLED at the time limit");
                 }
 
                 List<Saturation.Mix> mixes = List.of(new Saturation.Mix(Saturation.COLD, mix),
@@ -222,9 +225,10 @@ public final class BenchmarkSuite {
                 try {
                     // Accuracy counts admissions, not speed: a short warm-up is enough.
                     WarmUp.Result warm = WarmUp.run(target, warmUpMix, plan.warmUpRequests(),
-                            plan.warmUpMaxTime().dividedBy(5));
-                    progress.say("warm-up %s: %d requests, last %.0f req/s, %s", g.name(), warm.served(),
-                            warm.lastRate(), warm.steady() ? "levelled off" : "STILL RISING at the time limit");
+                            plan.warmUpMaxTime().dividedBy(5), CompilationTime.of(target));
+                    progress.say("warm-up %s: %d requests, last %.0f req/s, JIT %.0f %% of the last slice, %s", g.name(),
+                            warm.served(), warm.lastRate(), 100 * warm.lastCompilationShare(),
+                            warm.steady() ? "settled" : "NOT SETTLED at the time limit");
                 } finally {
                     target.close();
                 }

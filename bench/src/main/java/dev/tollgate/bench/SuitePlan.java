@@ -53,7 +53,7 @@ public record SuitePlan(List<Double> rateShares, double headlineShare, int minRo
     public static SuitePlan standard() {
         return new SuitePlan(List.of(0.1, 0.25, 0.5), 0.5, 3, 5, Duration.ofSeconds(420),
                 Duration.ofSeconds(3), Duration.ofSeconds(3),
-                40_000, Duration.ofSeconds(120), 1000,
+                40_000, Duration.ofSeconds(180), 1000,
                 5, 64, Duration.ofSeconds(1), Duration.ofSeconds(3),
                 3, Duration.ofSeconds(600), 600, Duration.ofSeconds(6),
                 100_000, List.of("create-order", "list-orders", "catalog"),

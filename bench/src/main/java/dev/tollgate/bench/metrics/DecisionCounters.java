@@ -105,7 +105,7 @@ public final class DecisionCounters {
         return new DecisionSplit(redis, lease, fallback, failures, leaseCalls, leaseReturns);
     }
 
-    private static String fetch(String url) {
+    static String fetch(String url) {
         HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build();
         try {
             HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());

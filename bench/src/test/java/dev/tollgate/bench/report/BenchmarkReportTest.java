@@ -72,8 +72,8 @@ class BenchmarkReportTest {
 
         assertThat(md)
                 .contains("| latency added at 2,000 req/s, p99 | +0.50 ms | +1.50 ms |")
-                .contains("  | Tollgate | 120,000 | 5,000 | levelled off |")
-                .contains("  | SCG RedisRateLimiter | 90,000 | 2,500 | **still rising** at the time limit |")
+                .contains("  | Tollgate | 120,000 | 5,000 | 1% | settled |")
+                .contains("  | SCG RedisRateLimiter | 90,000 | 2,500 | 30% | **not settled** at the time limit |")
                 .contains("| decision time inside the gateway at 2,000 req/s, p99 (`tollgate_decision_duration_seconds`)"
                         + " | ≤ 0.20 ms | — |")
                 .contains("| 2,000 | 0.10 | 0.20 | 2.00 | 0.20, 0.20, 0.20 |")
@@ -227,8 +227,8 @@ class BenchmarkReportTest {
         return new SuiteResults(
                 new MachineInfo("2025-01-01 00:00 UTC", 2, "CPU", "24 GiB", "Linux", "Java 17", "redis-server 7", "0.1"),
                 0.05, "0.2", Duration.ofSeconds(300), plan(), TARGETS, List.of(RATE), RATE, micro, latency,
-                List.of(new WarmUp.Result(Targets.TOLLGATE, 120_000, 5_000, true),
-                        new WarmUp.Result(Targets.BUILT_IN, 90_000, 2_500, false)),
+                List.of(new WarmUp.Result(Targets.TOLLGATE, 120_000, 5_000, 0.01, true),
+                        new WarmUp.Result(Targets.BUILT_IN, 90_000, 2_500, 0.3, false)),
                 throughput,
                 List.of(new ClusterAccuracy.Result(Targets.TOLLGATE, 3, 600, 6, 3600, 690, 2910, 0, 700,
                         accuracy)),

@@ -20,6 +20,16 @@ class WarmUpTest {
     }
 
     @Test
+    void aLevelThroughputWhileTheCompilerStillWorksIsNotWarm() {
+        List<Double> level = List.of(1900.0, 1950.0, 1900.0, 1920.0, 1910.0, 1930.0);
+        assertThat(WarmUp.settled(level, List.of(0.9, 0.8, 0.7, 0.6, 0.5, 0.4))).isFalse();
+        assertThat(WarmUp.settled(level, List.of(0.9, 0.8, 0.7, 0.2, 0.04, 0.01))).isFalse();
+        assertThat(WarmUp.settled(level, List.of(0.9, 0.8, 0.2, 0.04, 0.01, 0.02))).isTrue();
+        // Not a gateway (no compiler figures): the throughput alone decides.
+        assertThat(WarmUp.settled(level, List.of())).isTrue();
+    }
+
+    @Test
     void tooFewSlicesToTell() {
         assertThat(WarmUp.levelledOff(List.of(5000.0, 5000.0, 5000.0, 5000.0, 5000.0))).isFalse();
     }
