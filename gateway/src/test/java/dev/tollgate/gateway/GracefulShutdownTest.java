@@ -7,7 +7,6 @@ import dev.tollgate.redis.InstanceHeartbeat;
 import dev.tollgate.spring.instances.LiveInstances;
 import dev.tollgate.testkit.RedisServer;
 import dev.tollgate.testkit.TestUpstream;
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -25,15 +24,10 @@ class GracefulShutdownTest {
     void aStoppingGatewayGivesBackItsLeasedTokensAndTakesItsHeartbeatOff() {
         try (RedisServer redis = RedisServer.start();
              TestUpstream upstream = new TestUpstream()) {
-            Map<String, Object> p = new HashMap<>();
-            p.put("spring.data.redis.host", redis.host());
-            p.put("spring.data.redis.port", Integer.toString(redis.port()));
-            p.put("tollgate.source", "static");
-            p.put("tollgate.redis.timeout", "5s"); // every decision is Redis's or the lease's
+            Map<String, Object> p = RunningGateway.leasingOn(redis);
             p.putAll(RunningGateway.route(0, "create-order", "POST", "/orders", upstream.uri()));
             // Refill of one micro-token per millisecond: well under a token over the whole test.
             p.putAll(RunningGateway.rule(0, "hot", "create-order", CAPACITY, 0.001));
-            p.put("tollgate.hot-keys.leases.hot-requests-per-second", "20");
             String bucket = RedisKeys.bucket("hot", "create-order");
 
             RunningGateway gateway = RunningGateway.start(p);

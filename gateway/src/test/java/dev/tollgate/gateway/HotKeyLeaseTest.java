@@ -8,7 +8,6 @@ import dev.tollgate.spring.limiter.DecisionSource;
 import dev.tollgate.testkit.RedisServer;
 import dev.tollgate.testkit.TestUpstream;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -24,15 +23,9 @@ class HotKeyLeaseTest {
     void decisionsFromALeaseAreCountedAsLeaseNotAsRedisRoundTrips() {
         try (RedisServer redis = RedisServer.start();
              TestUpstream upstream = new TestUpstream()) {
-            Map<String, Object> p = new HashMap<>();
-            p.put("spring.data.redis.host", redis.host());
-            p.put("spring.data.redis.port", Integer.toString(redis.port()));
-            p.put("tollgate.source", "static");
-            p.put("tollgate.redis.timeout", "5s"); // every decision is Redis's or the lease's
+            Map<String, Object> p = RunningGateway.leasingOn(redis);
             p.putAll(RunningGateway.route(0, "create-order", "POST", "/orders", upstream.uri()));
             p.putAll(RunningGateway.rule(0, "hot", "create-order", 100_000, 100_000));
-            // Low enough that one sequential client makes the key hot on any machine.
-            p.put("tollgate.hot-keys.leases.hot-requests-per-second", "20");
             try (RunningGateway gateway = RunningGateway.start(p)) {
                 for (int i = 0; i < REQUESTS; i++) {
                     assertThat(gateway.send("POST", "/orders", "hot").statusCode()).isEqualTo(200);

@@ -10,8 +10,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import dev.tollgate.testkit.RedisServer;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -86,6 +88,21 @@ final class RunningGateway implements AutoCloseable {
         } catch (IOException e) {
             // a temporary folder left behind is harmless
         }
+    }
+
+    /**
+     * A gateway on {@code redis} with rules from properties ({@code tollgate.source=static}) and
+     * a hot key leased from 20 requests a second, so that one sequential client makes a key hot on
+     * any machine; a 5 s Redis cut-off makes every decision Redis's or the lease's.
+     */
+    static Map<String, Object> leasingOn(RedisServer redis) {
+        Map<String, Object> p = new HashMap<>();
+        p.put("spring.data.redis.host", redis.host());
+        p.put("spring.data.redis.port", Integer.toString(redis.port()));
+        p.put("tollgate.source", "static");
+        p.put("tollgate.redis.timeout", "5s");
+        p.put("tollgate.hot-keys.leases.hot-requests-per-second", "20");
+        return p;
     }
 
     /** Properties for a route {@code id} matching {@code method path} and forwarding to {@code uri}. */
