@@ -47,15 +47,7 @@ class AdminApiHardeningTest {
 
     @AfterAll
     static void stop() {
-        for (AutoCloseable c : new AutoCloseable[] {gateway, upstream, redis, postgres}) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (Exception ignored) {
-                // keep closing the rest
-            }
-        }
+        Resources.closeAll(gateway, upstream, redis, postgres);
     }
 
     /** An admin request with exactly the given content type (null: none) and authorization. */

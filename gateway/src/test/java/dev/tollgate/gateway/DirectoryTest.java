@@ -54,15 +54,7 @@ class DirectoryTest {
 
     @AfterAll
     static void stop() {
-        for (AutoCloseable c : new AutoCloseable[] {b, a, upstream, redis, postgres}) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (Exception ignored) {
-                // keep closing the rest
-            }
-        }
+        Resources.closeAll(b, a, upstream, redis, postgres);
     }
 
     private static String createKey(String tenant) {

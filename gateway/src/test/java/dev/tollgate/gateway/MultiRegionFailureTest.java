@@ -61,15 +61,7 @@ class MultiRegionFailureTest {
 
     @AfterAll
     static void stop() {
-        for (AutoCloseable c : new AutoCloseable[] {us1, eu2, eu1, upstream, usRedis, euRedis, postgres}) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (Exception ignored) {
-                // keep closing the rest
-            }
-        }
+        Resources.closeAll(us1, eu2, eu1, upstream, usRedis, euRedis, postgres);
     }
 
     private static List<RunningGateway> all() {

@@ -51,15 +51,7 @@ class MultiRegionTest {
 
     @AfterAll
     static void stop() {
-        for (AutoCloseable c : new AutoCloseable[] {us, eu, upstream, usRedis, euRedis, postgres}) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (Exception ignored) {
-                // keep closing the rest
-            }
-        }
+        Resources.closeAll(us, eu, upstream, usRedis, euRedis, postgres);
     }
 
     @Test

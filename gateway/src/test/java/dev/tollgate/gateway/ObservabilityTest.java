@@ -51,15 +51,7 @@ class ObservabilityTest {
 
     @AfterAll
     static void stop() {
-        for (AutoCloseable c : new AutoCloseable[] {quiet, gateway, upstream, redis}) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (Exception ignored) {
-                // keep closing
-            }
-        }
+        Resources.closeAll(quiet, gateway, upstream, redis);
     }
 
     @Test

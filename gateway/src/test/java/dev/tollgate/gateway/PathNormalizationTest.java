@@ -51,15 +51,7 @@ class PathNormalizationTest {
 
     @AfterAll
     static void stop() {
-        for (AutoCloseable c : new AutoCloseable[] {gateway, upstream, redis}) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (Exception ignored) {
-                // keep closing the rest
-            }
-        }
+        Resources.closeAll(gateway, upstream, redis);
     }
 
     private static String freshTenant() {

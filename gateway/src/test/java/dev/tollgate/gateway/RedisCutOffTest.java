@@ -56,15 +56,7 @@ class RedisCutOffTest {
 
     @AfterEach
     void stop() {
-        for (AutoCloseable c : new AutoCloseable[] {gateway, upstream, redis}) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (Exception ignored) {
-                // keep closing
-            }
-        }
+        Resources.closeAll(gateway, upstream, redis);
     }
 
     private DecisionMetrics metrics() {
