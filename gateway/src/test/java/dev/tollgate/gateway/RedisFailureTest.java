@@ -49,6 +49,10 @@ class RedisFailureTest {
     }
 
     private RunningGateway gateway(int redisPort, TestUpstream upstream) {
+        return track(RunningGateway.start(properties(redisPort, upstream)));
+    }
+
+    private static Map<String, Object> properties(int redisPort, TestUpstream upstream) {
         Map<String, Object> p = new HashMap<>();
         p.put("spring.data.redis.port", Integer.toString(redisPort));
         p.put("tollgate.source", "static");
@@ -62,11 +66,14 @@ class RedisFailureTest {
         p.put("tollgate.redis.reconnect-max-delay", "200ms");
         p.put("tollgate.redis.circuit-breaker.minimum-number-of-calls", "5");
         p.put("tollgate.redis.circuit-breaker.sliding-window", "1s");
+        // One long opening rather than the default short first one, so that these tests can watch
+        // the open state (the default's doubling has a test of its own).
+        p.put("tollgate.redis.circuit-breaker.first-wait-in-open-state", WAIT_IN_OPEN_STATE.toMillis() + "ms");
         p.put("tollgate.redis.circuit-breaker.wait-in-open-state", WAIT_IN_OPEN_STATE.toMillis() + "ms");
         p.put("tollgate.redis.circuit-breaker.permitted-calls-in-half-open-state", "2");
         p.put("tollgate.fallback.heartbeat-interval", "200ms");
         p.put("tollgate.fallback.heartbeat-ttl", "1s");
-        return track(RunningGateway.start(p));
+        return p;
     }
 
     private static DecisionMetrics metrics(RunningGateway gateway) {
@@ -193,6 +200,51 @@ class RedisFailureTest {
         });
         MEASURED.info("[redis thawed] Redis path resumed after {} ms (wait in open state {} ms)",
                 (System.nanoTime() - thawed) / 1_000_000, WAIT_IN_OPEN_STATE.toMillis());
+    }
+
+    @Test
+    void redisFrozen_theBreakerFirstOpensBriefly_andEachFailedProbeRoundDoublesTheWait() {
+        RedisServer redis = track(RedisServer.start());
+        TestUpstream upstream = track(new TestUpstream());
+        Map<String, Object> p = properties(redis.port(), upstream);
+        p.remove("tollgate.redis.circuit-breaker.first-wait-in-open-state"); // the defaults: 100 ms, doubling to 1 s
+        p.remove("tollgate.redis.circuit-breaker.wait-in-open-state");
+        RunningGateway gateway = track(RunningGateway.start(p));
+        admitted(gateway, "warm", 20);
+        List<long[]> openings = new java.util.concurrent.CopyOnWriteArrayList<>(); // {opened at, half-open at}
+        breaker(gateway).getEventPublisher().onStateTransition(e -> {
+            long now = System.nanoTime();
+            if (e.getStateTransition().getToState() == CircuitBreaker.State.OPEN) {
+                openings.add(new long[] {now, 0});
+            } else if (e.getStateTransition().getFromState() == CircuitBreaker.State.OPEN && !openings.isEmpty()) {
+                openings.get(openings.size() - 1)[1] = now;
+            }
+        });
+
+        redis.freeze();
+        try {
+            long frozenAt = System.nanoTime();
+            // Sequential requests: each asks the breaker, so it leaves the open state on the first
+            // request after its wait. Three openings ended: 100, 200 and 400 ms by the defaults.
+            while (openings.stream().filter(o -> o[1] != 0).count() < 3) {
+                assertThat(gateway.send("POST", "/orders", "frozen").statusCode()).isEqualTo(200);
+                assertThat(Duration.ofNanos(System.nanoTime() - frozenAt)).as("three openings end within")
+                        .isLessThan(Duration.ofSeconds(20));
+            }
+        } finally {
+            redis.thaw();
+        }
+        List<Long> openMillis = openings.stream().filter(o -> o[1] != 0)
+                .map(o -> (o[1] - o[0]) / 1_000_000).toList();
+        MEASURED.info("[redis frozen, default breaker] open for {} ms in turn", openMillis);
+        assertThat(openMillis.get(0)).as("first opening (ms)").isBetween(100L, 999L);
+        assertThat(openMillis.get(1)).as("second opening (ms)").isGreaterThanOrEqualTo(200L);
+        assertThat(openMillis.get(2)).as("third opening (ms)").isGreaterThanOrEqualTo(400L);
+        double redisBefore = redisDecisions(gateway);
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> {
+            gateway.send("POST", "/orders", "thawed");
+            return breaker(gateway).getState() == CircuitBreaker.State.CLOSED && redisDecisions(gateway) > redisBefore;
+        });
     }
 
     @Test

@@ -9,6 +9,8 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
@@ -17,6 +19,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 
@@ -119,8 +122,25 @@ public final class DedicatedRedisClient implements AutoCloseable {
                 .withTimeouts(commandTimeout, commandTimeout).toClientOptions());
         // The asynchronous connect needs the topology first (the blocking one loads it itself).
         return new DedicatedRedisClient(resources, client,
-                () -> client.refreshPartitionsAsync().thenCompose(topology -> client.connectAsync(StringCodec.UTF8)),
+                () -> client.refreshPartitionsAsync()
+                        .thenCompose(topology -> client.connectAsync(StringCodec.UTF8))
+                        .thenCompose(DedicatedRedisClient::withMasterConnections),
                 connectionsFor(loops));
+    }
+
+    /**
+     * A cluster connection opens its connection to a node on the first command for that node: the
+     * first request for each master would pay a TCP connect and handshake within its deadline and
+     * likely go to the local fallback. Opening them before the connection is handed out avoids it. A
+     * master that cannot be reached now is left to Lettuce (connected on first use).
+     */
+    private static CompletionStage<StatefulRedisClusterConnection<String, String>> withMasterConnections(
+            StatefulRedisClusterConnection<String, String> connection) {
+        CompletableFuture<?>[] opening = connection.getPartitions().stream()
+                .filter(node -> node.is(RedisClusterNode.NodeFlag.UPSTREAM))
+                .map(node -> connection.getConnectionAsync(node.getNodeId()).handle((opened, error) -> null))
+                .toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(opening).thenApply(ignored -> connection);
     }
 
     /** How many connections to open: one per event loop the client runs on. */

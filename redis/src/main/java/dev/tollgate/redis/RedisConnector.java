@@ -8,12 +8,15 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +32,9 @@ import org.slf4j.LoggerFactory;
  * connection of its own, and a request's call never leaves its loop). A connection can be used once
  * one PING has told which event loop serves it; calls from a loop that has no connection of its own
  * use any other (see {@link #laneOrNull()}).
+ *
+ * <p>A start may wait a bounded time for the first attempt to settle ({@link #awaitFirstOutcome}), so
+ * that when Redis is there the first requests are decided by it rather than by the local fallback.
  */
 public final class RedisConnector implements RedisLink, AutoCloseable {
 
@@ -37,7 +43,7 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
     private final Supplier<CompletionStage<? extends StatefulConnection<String, String>>> connect;
     private final int connections;
     private final Duration retryDelay;
-    private final Consumer<RedisClusterAsyncCommands<String, String>> onConnected;
+    private final Function<RedisClusterAsyncCommands<String, String>, CompletionStage<?>> onConnected;
     private final ScheduledExecutorService retries;
     private final List<StatefulConnection<String, String>> open = new CopyOnWriteArrayList<>();
     private final List<RedisLane> lanes = new CopyOnWriteArrayList<>();
@@ -45,16 +51,20 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
     private volatile boolean cluster;
     private volatile boolean closed;
     private volatile boolean failing;
+    /** True once every connection has a lane and the post-connect step is done; false on a first failure. */
+    private final CompletableFuture<Boolean> firstOutcome = new CompletableFuture<>();
+    private final CompletableFuture<Void> postConnect = new CompletableFuture<>();
 
     /**
      * @param connect     opens a connection (e.g. {@code () -> client.connectAsync(codec, uri)})
      * @param connections how many to open (at least 1)
      * @param retryDelay  pause between failed attempts
-     * @param onConnected run once, when the first connection is open (e.g. to load scripts ahead of use)
+     * @param onConnected run once, when the first connection is open (e.g. to load scripts ahead of
+     *                    use); the connector counts as ready once the stage it returns completes
      */
     public RedisConnector(Supplier<CompletionStage<? extends StatefulConnection<String, String>>> connect,
                           int connections, Duration retryDelay,
-                          Consumer<RedisClusterAsyncCommands<String, String>> onConnected) {
+                          Function<RedisClusterAsyncCommands<String, String>, CompletionStage<?>> onConnected) {
         if (retryDelay.isNegative() || retryDelay.isZero()) {
             throw new IllegalArgumentException("retryDelay must be positive, was " + retryDelay);
         }
@@ -70,13 +80,33 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
 
     /** One connection. */
     public RedisConnector(Supplier<CompletionStage<? extends StatefulConnection<String, String>>> connect,
-                          Duration retryDelay, Consumer<RedisClusterAsyncCommands<String, String>> onConnected) {
+                          Duration retryDelay,
+                          Function<RedisClusterAsyncCommands<String, String>, CompletionStage<?>> onConnected) {
         this(connect, 1, retryDelay, onConnected);
     }
 
     /** Makes the first attempt; returns at once, whatever its outcome. */
     public void start() {
         attempt();
+    }
+
+    /**
+     * Waits, at most {@code max}, until the first attempt has settled: every connection open with
+     * its event loop known and the post-connect step done (true), or an attempt failed (false: Redis
+     * refused or did not answer; retries go on in the background). Returns false when {@code max}
+     * passes first.
+     */
+    public boolean awaitFirstOutcome(Duration max) {
+        try {
+            return firstOutcome.get(max.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (ExecutionException e) {
+            return false;
+        }
     }
 
     @Override
@@ -135,17 +165,36 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
                 }
                 failing = false;
                 if (first) {
-                    try {
-                        onConnected.accept(RedisLink.asyncCommands(c));
-                    } catch (RuntimeException e) {
-                        log.warn("Post-connect step failed; continuing", e);
-                    }
+                    runPostConnect(c);
                 }
                 if (open.size() < connections) {
                     retries.execute(this::attempt);
                 }
             }
         });
+    }
+
+    private void runPostConnect(StatefulConnection<String, String> c) {
+        CompletionStage<?> step;
+        try {
+            step = onConnected.apply(RedisLink.asyncCommands(c));
+        } catch (RuntimeException e) {
+            log.warn("Post-connect step failed; continuing", e);
+            step = CompletableFuture.completedFuture(null);
+        }
+        step.whenComplete((ignored, error) -> {
+            if (error != null) {
+                log.warn("Post-connect step failed; continuing ({})", rootMessage(error));
+            }
+            postConnect.complete(null);
+            settleIfReady();
+        });
+    }
+
+    private void settleIfReady() {
+        if (postConnect.isDone() && lanes.size() >= connections) {
+            firstOutcome.complete(true);
+        }
     }
 
     /**
@@ -158,6 +207,7 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
                 RedisLane lane = new RedisLane(RedisLink.asyncCommands(c), loop);
                 lanes.add(lane);
                 byLoop.putIfAbsent(loop, lane);
+                settleIfReady();
             } else if (!closed) {
                 retries.schedule(() -> learnIoLoop(c), retryDelay.toMillis(), TimeUnit.MILLISECONDS);
             }
@@ -173,6 +223,7 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
                     rootMessage(error), retryDelay.toMillis());
         }
         failing = true;
+        firstOutcome.complete(false);
         retries.schedule(this::attempt, retryDelay.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -187,6 +238,7 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        firstOutcome.complete(false);
         retries.shutdownNow();
         lanes.clear();
         byLoop.clear();

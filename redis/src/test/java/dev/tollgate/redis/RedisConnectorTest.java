@@ -11,6 +11,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.codec.StringCodec;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -24,7 +25,10 @@ class RedisConnectorTest {
         AtomicInteger connectedCallbacks = new AtomicInteger();
         try (RedisConnector connector = new RedisConnector(
                 () -> client.connectAsync(StringCodec.UTF8, RedisURI.create("127.0.0.1", port)),
-                Duration.ofMillis(100), commands -> connectedCallbacks.incrementAndGet())) {
+                Duration.ofMillis(100), commands -> {
+                    connectedCallbacks.incrementAndGet();
+                    return CompletableFuture.completedFuture(null);
+                })) {
             connector.start();
             RedisBucketStore store = new RedisBucketStore(new ScriptCalls(connector, Duration.ofSeconds(5)));
             assertThat(connector.isConnected()).isFalse();
@@ -52,11 +56,47 @@ class RedisConnectorTest {
         RedisConnector connector = new RedisConnector(() -> {
             attempts.incrementAndGet();
             throw new CompletionException(new IllegalStateException("refused"));
-        }, Duration.ofMillis(50), commands -> { });
+        }, Duration.ofMillis(50), commands -> CompletableFuture.completedFuture(null));
         connector.start();
         connector.close();
         int afterClose = attempts.get();
         await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(1))
                 .until(() -> attempts.get() == afterClose);
+    }
+
+    @Test
+    void theFirstOutcomeIsReadyOnlyOnceEveryConnectionHasItsLoopAndThePostConnectStepIsDone() {
+        RedisClient client = RedisClient.create();
+        CompletableFuture<Void> scriptsLoaded = new CompletableFuture<>();
+        try (RedisServer redis = RedisServer.start();
+             RedisConnector connector = new RedisConnector(
+                     () -> client.connectAsync(StringCodec.UTF8, RedisURI.create(redis.host(), redis.port())),
+                     2, Duration.ofMillis(100), commands -> scriptsLoaded)) {
+            connector.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> connector.lanes() == 2);
+            assertThat(connector.awaitFirstOutcome(Duration.ofMillis(50)))
+                    .as("not ready while the post-connect step runs").isFalse();
+            scriptsLoaded.complete(null);
+            assertThat(connector.awaitFirstOutcome(Duration.ofSeconds(10))).isTrue();
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    @Test
+    void aRefusedFirstAttemptEndsTheWaitAtOnce() {
+        RedisClient client = RedisClient.create();
+        int port = FreePort.find();
+        try (RedisConnector connector = new RedisConnector(
+                () -> client.connectAsync(StringCodec.UTF8, RedisURI.create("127.0.0.1", port)),
+                Duration.ofSeconds(30), commands -> CompletableFuture.completedFuture(null))) {
+            connector.start();
+            // Far longer than a refused connect takes: the wait must end with the failure, not the time.
+            CompletableFuture<Boolean> outcome = CompletableFuture.supplyAsync(
+                    () -> connector.awaitFirstOutcome(Duration.ofMinutes(5)));
+            assertThat(outcome).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(false);
+        } finally {
+            client.shutdown();
+        }
     }
 }

@@ -45,7 +45,7 @@ class SharedEventLoopsTest {
             assertThat(client.connections()).isEqualTo(3);
             assertThat(client.onGatewayLoops()).isTrue();
             try (RedisConnector connector = new RedisConnector(client::connect, client.connections(),
-                    Duration.ofMillis(100), commands -> { })) {
+                    Duration.ofMillis(100), commands -> CompletableFuture.completedFuture(null))) {
                 connector.start();
                 await().atMost(Duration.ofSeconds(10)).until(() -> connector.lanes() == 3);
                 RedisBucketStore store = new RedisBucketStore(new ScriptCalls(connector, Duration.ofSeconds(5)));

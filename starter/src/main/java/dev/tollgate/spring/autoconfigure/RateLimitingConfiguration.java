@@ -65,7 +65,7 @@ class RateLimitingConfiguration {
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.TIME_BASED)
                 .slidingWindowSize(cb.slidingWindowSeconds())
                 .minimumNumberOfCalls(cb.minimumNumberOfCalls())
-                .waitDurationInOpenState(cb.waitInOpenState())
+                .waitIntervalFunctionInOpenState(attempt -> cb.openMillis(attempt))
                 .permittedNumberOfCallsInHalfOpenState(cb.permittedCallsInHalfOpenState())
                 .build();
         CircuitBreakerRegistry registry = CircuitBreakerRegistry.of(config);

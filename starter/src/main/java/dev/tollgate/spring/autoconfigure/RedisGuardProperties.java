@@ -15,6 +15,10 @@ import org.springframework.validation.annotation.Validated;
  *
  * @param timeout           Longest a request waits for its Redis decision before the local fallback decides instead.
  * @param connectRetryDelay Pause between attempts to open the first connection while Redis is unreachable at start.
+ * @param startupWait       Longest a start waits for Redis to be connected (and Tollgate's scripts loaded) before
+ *                          the gateway serves, so that its first requests are decided by Redis. A refused or failed
+ *                          first attempt ends the wait at once; the gateway then starts on the local fallback and
+ *                          keeps trying in the background. 0 does not wait.
  * @param reconnectMaxDelay Longest pause between attempts to reconnect after an outage (the pause grows
  *                          exponentially up to this).
  * @param circuitBreaker    When to stop calling Redis, and when to try again.
@@ -24,6 +28,7 @@ import org.springframework.validation.annotation.Validated;
 public record RedisGuardProperties(
         @DefaultValue("5ms") @DurationMin(nanos = 1) Duration timeout,
         @DefaultValue("1s") @DurationMin(nanos = 1) Duration connectRetryDelay,
+        @DefaultValue("5s") @DurationMin(nanos = 0) Duration startupWait,
         @DefaultValue("1s") @DurationMin(nanos = 1) Duration reconnectMaxDelay,
         @DefaultValue @Valid CircuitBreakerProperties circuitBreaker) {
 
@@ -45,14 +50,27 @@ public record RedisGuardProperties(
      * @param slidingWindow                 The span of most recent Redis calls the failure rate is computed over, in
      *                                      whole seconds.
      * @param minimumNumberOfCalls          Calls the window must hold before the breaker may open.
-     * @param waitInOpenState               How long the breaker stays open before it probes Redis again.
+     * <p>Why the open state starts short and doubles: the breaker also opens on a stall of a few
+     * hundred milliseconds (Redis starved of CPU, a slow fork for a snapshot, a network blip), and then
+     * every request of this instance is decided by the local fallback for as long as it stays open,
+     * well after Redis is back. A first opening of {@code firstWaitInOpenState} (100 ms) bounds that;
+     * a Redis that is really gone fails the half-open probes and is probed less and less often, the
+     * wait doubling each time up to {@code waitInOpenState} (1 s). Each probe round costs at most
+     * {@code permittedCallsInHalfOpenState} requests the timeout each.
+     *
+     * @param firstWaitInOpenState          How long the breaker stays open the first time it opens (after it was
+     *                                      closed); never more than {@code waitInOpenState}.
+     * @param waitInOpenState               The longest the breaker stays open before it probes Redis again: each
+     *                                      time the probes fail it stays open twice as long as the time before,
+     *                                      up to this.
      * @param permittedCallsInHalfOpenState Probe calls let through while half open; the breaker closes if they succeed.
      */
     public record CircuitBreakerProperties(
             @DefaultValue("50") @DecimalMin(value = "0", inclusive = false) @DecimalMax("100") float failureRateThreshold,
             @DefaultValue("1s") @DurationMin(seconds = 1) Duration slidingWindow,
             @DefaultValue("10") @Min(1) int minimumNumberOfCalls,
-            @DefaultValue("1s") @DurationMin(nanos = 1) Duration waitInOpenState,
+            @DefaultValue("100ms") @DurationMin(millis = 1) Duration firstWaitInOpenState,
+            @DefaultValue("1s") @DurationMin(millis = 1) Duration waitInOpenState,
             @DefaultValue("5") @Min(1) int permittedCallsInHalfOpenState) {
 
         public CircuitBreakerProperties {
@@ -60,6 +78,20 @@ public record RedisGuardProperties(
                 throw new IllegalArgumentException("tollgate.redis.circuit-breaker.sliding-window must be whole seconds,"
                         + " was " + slidingWindow);
             }
+        }
+
+        /**
+         * How long the breaker stays open the {@code attempt}-th time in a row it opens (1 = it was
+         * closed before): {@code firstWaitInOpenState × 2^(attempt − 1)}, capped at {@code waitInOpenState}.
+         */
+        public long openMillis(int attempt) {
+            long longest = waitInOpenState.toMillis();
+            long first = Math.min(firstWaitInOpenState.toMillis(), longest);
+            int doublings = Math.max(0, attempt - 1);
+            if (doublings >= Long.numberOfLeadingZeros(first) - 1) {
+                return longest; // first × 2^doublings would not fit in a long
+            }
+            return Math.min(first << doublings, longest);
         }
 
         /** The window in seconds, as the breaker counts it. */

@@ -95,6 +95,10 @@ class RedisStoreConfiguration {
         RedisConnector connector = new RedisConnector(tollgateRedisClient::connect, tollgateRedisClient.connections(),
                 guard.connectRetryDelay(), RedisStoreConfiguration::warmUp);
         connector.start();
+        if (!connector.awaitFirstOutcome(guard.startupWait())) {
+            log.warn("Starting without Redis (not connected within tollgate.redis.startup-wait={} or refused);"
+                    + " decisions use the local fallback until it connects", guard.startupWait());
+        }
         return connector;
     }
 
@@ -142,7 +146,7 @@ class RedisStoreConfiguration {
      * Loads the scripts as soon as we connect and runs the bucket script a few times on a bucket of
      * its own, so that the first requests meet neither NOSCRIPT nor cold code on the Redis side.
      */
-    private static void warmUp(RedisClusterAsyncCommands<String, String> redis) {
+    private static CompletionStage<?> warmUp(RedisClusterAsyncCommands<String, String> redis) {
         BucketKey key = new BucketKey("tollgate-warm-up", "warm-up");
         BucketLimits limits = RateLimitRule.of(1, 1000).limits();
         LuaScript script = RedisBucketStore.SCRIPT;
@@ -153,6 +157,7 @@ class RedisStoreConfiguration {
                     new String[] {key.redisKey()}, Long.toString(limits.capacityMicros()),
                     Long.toString(limits.refillMicrosPerMilli()), Long.toString(limits.costMicros())));
         }
+        return chain;
     }
 
     private static RedisURI uri(DataRedisConnectionDetails details, String host, int port, int database) {

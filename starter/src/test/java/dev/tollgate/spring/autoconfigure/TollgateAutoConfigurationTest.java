@@ -1,9 +1,11 @@
 package dev.tollgate.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleBook;
+import dev.tollgate.redis.DedicatedRedisClient;
 import dev.tollgate.redis.RedisConnector;
 import dev.tollgate.spring.filter.LimitEnforcer;
 import dev.tollgate.spring.filter.RateLimitFilter;
@@ -13,8 +15,12 @@ import dev.tollgate.spring.limiter.FailoverRateLimiter;
 import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.spring.tenant.TenantResolver;
 import dev.tollgate.testkit.RedisServer;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.core.IntervalFunction;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -127,5 +133,39 @@ class TollgateAutoConfigurationTest {
             assertThat(context.getStartupFailure()).hasStackTraceContaining("tollgate.redis")
                     .hasStackTraceContaining("timeout");
         });
+    }
+
+    @Test
+    void theBreakerOpensBrieflyTheFirstTimeAndTwiceAsLongEachTimeItsProbesFail() {
+        runner.run(context -> {
+            IntervalFunction openFor = context.getBean(CircuitBreaker.class).getCircuitBreakerConfig()
+                    .getWaitIntervalFunctionInOpenState();
+            assertThat(IntStream.rangeClosed(1, 7).mapToObj(openFor::apply))
+                    .containsExactly(100L, 200L, 400L, 800L, 1000L, 1000L, 1000L);
+            assertThat(openFor.apply(Integer.MAX_VALUE)).isEqualTo(1000L);
+        });
+        runner.withPropertyValues("tollgate.redis.circuit-breaker.first-wait-in-open-state=3s",
+                "tollgate.redis.circuit-breaker.wait-in-open-state=2s").run(context -> {
+            IntervalFunction openFor = context.getBean(CircuitBreaker.class).getCircuitBreakerConfig()
+                    .getWaitIntervalFunctionInOpenState();
+            assertThat(openFor.apply(1)).as("the first wait is never longer than the longest").isEqualTo(2000L);
+        });
+    }
+
+    @Test
+    void aStartWithRedisUpWaitsUntilItIsConnected_andAStartWithRedisRefusedDoesNot() {
+        runner.run(context -> {
+            RedisConnector connector = context.getBean(RedisConnector.class);
+            assertThat(connector.lanes()).as("connected before the context is handed out")
+                    .isEqualTo(context.getBean(DedicatedRedisClient.class).connections());
+        });
+        int refused = dev.tollgate.testkit.FreePort.find();
+        // The wait is ten minutes: only the refusal can end it within the assertion's 30 s.
+        assertTimeoutPreemptively(Duration.ofSeconds(30), () -> runner
+                .withPropertyValues("spring.data.redis.port=" + refused, "tollgate.redis.startup-wait=10m")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(RedisConnector.class).isConnected()).isFalse();
+                }));
     }
 }
