@@ -13,7 +13,7 @@ import java.util.List;
 /**
  * Reads the decision counters of Tollgate instances from their Prometheus endpoint (on the gateway
  * port in the benchmark). {@link #snapshot()} before a run and {@link Snapshot#since} after it give
- * the run's {@link DecisionSplit}; {@link Snapshot#timesSince} its {@link DecisionTimes}.
+ * the run's {@link DecisionSplit}; {@link Snapshot#timesSince} its {@link TimeHistogram}.
  */
 public final class DecisionCounters {
 
@@ -33,30 +33,44 @@ public final class DecisionCounters {
     /** Every instance's counters, as they are now. */
     public Snapshot snapshot() {
         List<DecisionSplit> each = new ArrayList<>();
-        List<DecisionTimes> times = new ArrayList<>();
+        List<TimeHistogram> decisionTimes = new ArrayList<>();
+        List<TimeHistogram> redisCallTimes = new ArrayList<>();
         for (HttpTarget instance : instances) {
             String exposition = fetch(instance.baseUrl() + "/actuator/prometheus");
             each.add(parse(exposition));
-            times.add(DecisionTimes.parse(exposition));
+            decisionTimes.add(TimeHistogram.parse(exposition, TimeHistogram.DECISION));
+            redisCallTimes.add(TimeHistogram.parse(exposition, TimeHistogram.REDIS_CALL));
         }
-        return new Snapshot(each, times);
+        return new Snapshot(each, decisionTimes, redisCallTimes);
     }
 
     /** Counters of every instance at one moment. */
     public final class Snapshot {
         private final List<DecisionSplit> each;
-        private final List<DecisionTimes> times;
+        private final List<TimeHistogram> decisionTimes;
+        private final List<TimeHistogram> redisCallTimes;
 
-        private Snapshot(List<DecisionSplit> each, List<DecisionTimes> times) {
+        private Snapshot(List<DecisionSplit> each, List<TimeHistogram> decisionTimes,
+                         List<TimeHistogram> redisCallTimes) {
             this.each = each;
-            this.times = times;
+            this.decisionTimes = decisionTimes;
+            this.redisCallTimes = redisCallTimes;
         }
 
         /** The decision times the instances recorded between {@code before} and this snapshot, merged. */
-        public DecisionTimes timesSince(Snapshot before) {
-            DecisionTimes sum = DecisionTimes.NONE;
-            for (int i = 0; i < times.size(); i++) {
-                sum = sum.plus(times.get(i).minus(before.times.get(i)));
+        public TimeHistogram timesSince(Snapshot before) {
+            return merged(decisionTimes, before.decisionTimes);
+        }
+
+        /** The Redis call times (write to reply) recorded between {@code before} and this snapshot, merged. */
+        public TimeHistogram redisCallTimesSince(Snapshot before) {
+            return merged(redisCallTimes, before.redisCallTimes);
+        }
+
+        private static TimeHistogram merged(List<TimeHistogram> now, List<TimeHistogram> then) {
+            TimeHistogram sum = TimeHistogram.NONE;
+            for (int i = 0; i < now.size(); i++) {
+                sum = sum.plus(now.get(i).minus(then.get(i)));
             }
             return sum;
         }

@@ -71,6 +71,15 @@ record Figures(SuiteResults results) {
                 .map(r -> r.decisionTimes().percentileUpperBoundMillis(percentile)).toList();
     }
 
+    /**
+     * Median over the rounds of Tollgate's Redis call time at {@code percentile}, from a call being
+     * written until its reply is read ({@code tollgate_redis_latency_seconds}): bucket upper bound, ms.
+     */
+    double medianRedisCallTime(double rate, double percentile) {
+        return Median.of(runs(TOLLGATE, rate).stream().filter(r -> r.redisCallTimes().count() > 0)
+                .map(r -> r.redisCallTimes().percentileUpperBoundMillis(percentile)).toList());
+    }
+
     /** The latency runs' rates, and the one the latency target is judged at. */
     List<Double> rates() {
         return results.rates();

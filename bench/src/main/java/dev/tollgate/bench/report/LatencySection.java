@@ -26,8 +26,13 @@ record LatencySection(String chartDir, List<Row> rows, List<Added> added, List<D
     record Added(String rate, String limiter, String p50, String p99, String p999) {
     }
 
-    /** Tollgate's own decision time at one rate, medians over the rounds, and the p99 of each round. */
-    record DecisionTime(String rate, String p50, String p99, String p999, String p99PerRound) {
+    /**
+     * Tollgate's own decision time at one rate, medians over the rounds, and the p99 of each round;
+     * beside it the Redis call time (written to reply read), the part of a decision that is the
+     * round trip.
+     */
+    record DecisionTime(String rate, String p50, String p99, String p999, String p99PerRound,
+                        String redisCallP50, String redisCallP99) {
     }
 
     /** One round at the headline rate: every target's p99, the limiters' with what they added. */
@@ -42,7 +47,8 @@ record LatencySection(String chartDir, List<Row> rows, List<Added> added, List<D
         for (double rate : f.rates()) {
             decisionTimes.add(new DecisionTime(Fmt.rate(rate), Fmt.fmt2(f.medianDecisionTime(rate, 50)),
                     Fmt.fmt2(f.medianDecisionTime(rate, 99)), Fmt.fmt2(f.medianDecisionTime(rate, 99.9)),
-                    String.join(", ", f.decisionTimePerRound(rate, 99).stream().map(Fmt::fmt2).toList())));
+                    String.join(", ", f.decisionTimePerRound(rate, 99).stream().map(Fmt::fmt2).toList()),
+                    Fmt.fmt2(f.medianRedisCallTime(rate, 50)), Fmt.fmt2(f.medianRedisCallTime(rate, 99))));
             for (String target : targets) {
                 List<LatencyRun> runs = f.runs(target, rate);
                 long failed = runs.stream().mapToLong(r -> r.result().limited() + r.result().otherStatus()

@@ -2,7 +2,7 @@ package dev.tollgate.bench.scenario;
 
 import dev.tollgate.bench.load.LoadResult;
 import dev.tollgate.bench.metrics.DecisionCounters;
-import dev.tollgate.bench.metrics.DecisionTimes;
+import dev.tollgate.bench.metrics.TimeHistogram;
 import dev.tollgate.bench.load.OpenLoopLoad;
 import dev.tollgate.bench.load.RequestMix;
 import dev.tollgate.testkit.CommandCounts;
@@ -64,9 +64,10 @@ public final class LatencyAtFixedRates {
                     LoadResult result = new OpenLoopLoad(target.http(), mix).run(rate, duration, drain);
                     double otherWork = CpuActivity.snapshot().otherWorkCoresSince(cpuBefore);
                     CommandCounts commands = redis.commandCounts().since(before);
-                    DecisionTimes decisionTimes = target.counters().snapshot().timesSince(decisionsBefore);
+                    DecisionCounters.Snapshot decisionsAfter = target.counters().snapshot();
                     runs.add(new LatencyRun(rep, rate, target.http().name(), result, commands, otherWork,
-                            decisionTimes));
+                            decisionsAfter.timesSince(decisionsBefore),
+                            decisionsAfter.redisCallTimesSince(decisionsBefore)));
                     progress.say("latency round %d: %s otherWork=%.2f cores", rep, result.summary(), otherWork);
                     settle();
                 }

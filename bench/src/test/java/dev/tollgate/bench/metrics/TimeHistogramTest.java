@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-class DecisionTimesTest {
+class TimeHistogramTest {
 
     private static final String BEFORE = """
             # TYPE tollgate_decision_duration_seconds histogram
@@ -26,7 +26,7 @@ class DecisionTimesTest {
 
     @Test
     void aRunsPercentilesAreTheUpperBoundsOfTheBucketsTheyFallIn() {
-        DecisionTimes run = DecisionTimes.parse(AFTER).minus(DecisionTimes.parse(BEFORE));
+        TimeHistogram run = TimeHistogram.parse(AFTER).minus(TimeHistogram.parse(BEFORE));
 
         assertThat(run.count()).isEqualTo(1000);
         assertThat(run.percentileUpperBoundMillis(50)).isEqualTo(0.1);
@@ -38,9 +38,9 @@ class DecisionTimesTest {
 
     @Test
     void instancesAddUpAndAGatewayWithoutTheHistogramHasNone() {
-        DecisionTimes one = DecisionTimes.parse(AFTER);
+        TimeHistogram one = TimeHistogram.parse(AFTER);
         assertThat(one.plus(one).count()).isEqualTo(2200);
-        DecisionTimes none = DecisionTimes.parse("http_server_requests_seconds_count 3.0\n");
+        TimeHistogram none = TimeHistogram.parse("http_server_requests_seconds_count 3.0\n");
         assertThat(none.count()).isZero();
         assertThat(none.percentileUpperBoundMillis(99)).isNaN();
     }

@@ -5,22 +5,27 @@ import java.util.NavigableMap;
 import java.util.TreeMap;
 
 /**
- * The histogram of {@code tollgate_decision_duration_seconds} (how long each request waited for its
- * rate-limit decision, timed inside the gateway), as cumulative bucket counts by upper bound in
- * seconds. The difference of two readings is one run's histogram.
+ * A timer's histogram as Tollgate exports it to Prometheus, as cumulative bucket counts by upper
+ * bound in seconds: {@link #DECISION} ({@code tollgate_decision_duration_seconds}, how long each
+ * request waited for its rate-limit decision, timed inside the gateway) or {@link #REDIS_CALL}
+ * ({@code tollgate_redis_latency_seconds}, a Redis call from being written to its reply being
+ * read). The difference of two readings is one run's histogram.
  *
  * <p>A percentile read from it is the upper bound of the bucket it falls in, so it overstates the
  * true value by at most that bucket's width: Micrometer's buckets grow by about a third from one to
  * the next above 10 µs, so by at most about 33 %.
  */
-public record DecisionTimes(NavigableMap<Double, Long> cumulative) {
+public record TimeHistogram(NavigableMap<Double, Long> cumulative) {
 
-    static final String BUCKET = "tollgate_decision_duration_seconds_bucket{";
+    /** The decision timer's histogram series. */
+    public static final String DECISION = "tollgate_decision_duration_seconds";
+    /** The Redis call timer's histogram series. */
+    public static final String REDIS_CALL = "tollgate_redis_latency_seconds";
 
     /** No histogram: the limiter exports none (not Tollgate). */
-    public static final DecisionTimes NONE = new DecisionTimes(new TreeMap<>());
+    public static final TimeHistogram NONE = new TimeHistogram(new TreeMap<>());
 
-    public DecisionTimes {
+    public TimeHistogram {
         cumulative = java.util.Collections.unmodifiableNavigableMap(new TreeMap<>(cumulative));
     }
 
@@ -49,11 +54,17 @@ public record DecisionTimes(NavigableMap<Double, Long> cumulative) {
         return Double.POSITIVE_INFINITY;
     }
 
-    /** The buckets of one instance's Prometheus text exposition; none if it has no such histogram. */
-    static DecisionTimes parse(String exposition) {
+    /** The decision times of one instance's Prometheus text exposition; none if it has no such histogram. */
+    static TimeHistogram parse(String exposition) {
+        return parse(exposition, DECISION);
+    }
+
+    /** The buckets of {@code metric} in one instance's Prometheus text exposition; none if absent. */
+    static TimeHistogram parse(String exposition, String metric) {
+        String bucket = metric + "_bucket{";
         TreeMap<Double, Long> buckets = new TreeMap<>();
         for (String line : exposition.split("\n")) {
-            if (!line.startsWith(BUCKET)) {
+            if (!line.startsWith(bucket)) {
                 continue;
             }
             int le = line.indexOf("le=\"");
@@ -63,18 +74,18 @@ public record DecisionTimes(NavigableMap<Double, Long> cumulative) {
             long count = (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
             buckets.merge(upper, count, Long::sum);
         }
-        return new DecisionTimes(buckets);
+        return new TimeHistogram(buckets);
     }
 
-    DecisionTimes minus(DecisionTimes before) {
+    TimeHistogram minus(TimeHistogram before) {
         TreeMap<Double, Long> out = new TreeMap<>(cumulative);
         before.cumulative.forEach((bound, count) -> out.merge(bound, -count, Long::sum));
-        return new DecisionTimes(out);
+        return new TimeHistogram(out);
     }
 
-    DecisionTimes plus(DecisionTimes other) {
+    TimeHistogram plus(TimeHistogram other) {
         TreeMap<Double, Long> out = new TreeMap<>(cumulative);
         other.cumulative.forEach((bound, count) -> out.merge(bound, count, Long::sum));
-        return new DecisionTimes(out);
+        return new TimeHistogram(out);
     }
 }
