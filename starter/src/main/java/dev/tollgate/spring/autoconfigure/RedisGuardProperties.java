@@ -35,21 +35,17 @@ public record RedisGuardProperties(
     /**
      * The breaker opens when, over the Redis calls of the last {@code slidingWindow} (at least
      * {@code minimumNumberOfCalls} of them), {@code failureRateThreshold} percent failed or timed out.
-     * While open no call is made; after {@code waitInOpenState} it lets
-     * {@code permittedCallsInHalfOpenState} calls through, and closes if they succeed.
+     * While open no call is made; after {@code firstWaitInOpenState} it lets
+     * {@code permittedCallsInHalfOpenState} calls through, closes if they succeed, and else opens
+     * again for twice as long, up to {@code waitInOpenState}.
      *
      * <p>Why a window of time rather than of the last n calls: a call carries the requests an event
      * loop read together, so a busy gateway makes many calls a second, and the last 20 of them span a
      * few milliseconds. One hiccup of Redis (a few ms waiting for a CPU) would fail them all and open
-     * the breaker for a whole {@code waitInOpenState}, at peak, with Redis healthy. Over a second of
-     * calls a hiccup weighs what it lasts; a Redis that stops answering fails every call and opens
-     * the breaker within the window (sooner when the gateway is quiet: the window then holds few
+     * the breaker, at peak, with Redis healthy. Over a second of calls a hiccup weighs what it lasts;
+     * a Redis that stops answering fails every call and opens the breaker within the window (sooner when the gateway is quiet: the window then holds few
      * calls). Each request meanwhile waits at most the timeout.
      *
-     * @param failureRateThreshold          Percentage of failed or timed-out calls in the window that opens the breaker.
-     * @param slidingWindow                 The span of most recent Redis calls the failure rate is computed over, in
-     *                                      whole seconds.
-     * @param minimumNumberOfCalls          Calls the window must hold before the breaker may open.
      * <p>Why the open state starts short and doubles: the breaker also opens on a stall of a few
      * hundred milliseconds (Redis starved of CPU, a slow fork for a snapshot, a network blip), and then
      * every request of this instance is decided by the local fallback for as long as it stays open,
@@ -58,6 +54,10 @@ public record RedisGuardProperties(
      * wait doubling each time up to {@code waitInOpenState} (1 s). Each probe round costs at most
      * {@code permittedCallsInHalfOpenState} requests the timeout each.
      *
+     * @param failureRateThreshold          Percentage of failed or timed-out calls in the window that opens the breaker.
+     * @param slidingWindow                 The span of most recent Redis calls the failure rate is computed over, in
+     *                                      whole seconds.
+     * @param minimumNumberOfCalls          Calls the window must hold before the breaker may open.
      * @param firstWaitInOpenState          How long the breaker stays open the first time it opens (after it was
      *                                      closed); never more than {@code waitInOpenState}.
      * @param waitInOpenState               The longest the breaker stays open before it probes Redis again: each
