@@ -25,9 +25,10 @@ import java.util.concurrent.TimeUnit;
  * the call was written. Time the request spent before that (in this gateway's HTTP event loop, or
  * waiting for the I/O thread on a busy machine) is never charged to Redis; the grace costs at most
  * one turn of the I/O loop. The
- * guarantee needs every Redis connection on that one loop, which Tollgate's client ensures (one I/O
- * thread); on a client with several I/O threads a cluster node's replies may be read on another loop
- * and the check is only as good as a timer.
+ * guarantee needs the reply to be read on the loop that checks the deadline: true of a standalone
+ * connection (its lane's loop is its own). A cluster connection reaches each master over a link of
+ * its own, which the client may serve on another of its loops; there a reply read late because that
+ * loop was busy can count as a timeout, and the check is only as good as a timer.
  *
  * <p>The answer (or the failure) is handed back on the event loop the call came from, so the request
  * carries on where it started instead of on Redis's I/O thread; a call from any other thread is
