@@ -124,9 +124,7 @@ public final class BenchmarkSuite {
                             isDirect ? plan.warmUpMaxTime().dividedBy(5) : plan.warmUpMaxTime(),
                             isDirect ? CompilationTime.unknown() : CompilationTime.of(target));
                     warmUps.add(warm);
-                    progress.say("warm-up %s: %d requests, last %.0f req/s, JIT %.0f %% of the last slice, %s", target.name(),
-                            warm.served(), warm.lastRate(), 100 * warm.lastCompilationShare(),
-                            warm.steady() ? "settled" : "NOT SETTLED at the time limit");
+                    progress.say("warm-up %s: %s", target.name(), warm.summary());
                 }
 
                 List<Saturation.Mix> mixes = List.of(new Saturation.Mix(Saturation.COLD, mix),
@@ -226,9 +224,7 @@ public final class BenchmarkSuite {
                     // Accuracy counts admissions, not speed: a short warm-up is enough.
                     WarmUp.Result warm = WarmUp.run(target, warmUpMix, plan.warmUpRequests(),
                             plan.warmUpMaxTime().dividedBy(5), CompilationTime.of(target));
-                    progress.say("warm-up %s: %d requests, last %.0f req/s, JIT %.0f %% of the last slice, %s", g.name(),
-                            warm.served(), warm.lastRate(), 100 * warm.lastCompilationShare(),
-                            warm.steady() ? "settled" : "NOT SETTLED at the time limit");
+                    progress.say("warm-up %s: %s", g.name(), warm.summary());
                 } finally {
                     target.close();
                 }

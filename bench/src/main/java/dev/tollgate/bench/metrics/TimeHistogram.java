@@ -54,11 +54,6 @@ public record TimeHistogram(NavigableMap<Double, Long> cumulative) {
         return Double.POSITIVE_INFINITY;
     }
 
-    /** The decision times of one instance's Prometheus text exposition; none if it has no such histogram. */
-    static TimeHistogram parse(String exposition) {
-        return parse(exposition, DECISION);
-    }
-
     /** The buckets of {@code metric} in one instance's Prometheus text exposition; none if absent. */
     static TimeHistogram parse(String exposition, String metric) {
         String bucket = metric + "_bucket{";

@@ -5,6 +5,7 @@ import static dev.tollgate.bench.report.Targets.TOLLGATE;
 
 import dev.tollgate.bench.SuitePlan;
 import dev.tollgate.bench.SuiteResults;
+import dev.tollgate.bench.metrics.TimeHistogram;
 import dev.tollgate.testkit.CommandCounts;
 import dev.tollgate.bench.scenario.ClusterAccuracy;
 import dev.tollgate.bench.scenario.LatencyRun;
@@ -17,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.ToDoubleFunction;
+import java.util.function.Function;
 
 /**
  * The report's arithmetic over one run of the suite. Every figure is a median over repetitions;
@@ -67,8 +69,7 @@ record Figures(SuiteResults results) {
 
     /** Per round: Tollgate's own decision time at {@code percentile} (bucket upper bound, ms). */
     List<Double> decisionTimePerRound(double rate, double percentile) {
-        return runs(TOLLGATE, rate).stream().filter(r -> r.decisionTimes().count() > 0)
-                .map(r -> r.decisionTimes().percentileUpperBoundMillis(percentile)).toList();
+        return perRound(rate, percentile, LatencyRun::decisionTimes);
     }
 
     /**
@@ -76,8 +77,13 @@ record Figures(SuiteResults results) {
      * written until its reply is read ({@code tollgate_redis_latency_seconds}): bucket upper bound, ms.
      */
     double medianRedisCallTime(double rate, double percentile) {
-        return Median.of(runs(TOLLGATE, rate).stream().filter(r -> r.redisCallTimes().count() > 0)
-                .map(r -> r.redisCallTimes().percentileUpperBoundMillis(percentile)).toList());
+        return Median.of(perRound(rate, percentile, LatencyRun::redisCallTimes));
+    }
+
+    /** Per round: {@code percentile} of one of Tollgate's histograms (bucket upper bound, ms); rounds without one left out. */
+    private List<Double> perRound(double rate, double percentile, Function<LatencyRun, TimeHistogram> histogram) {
+        return runs(TOLLGATE, rate).stream().map(histogram).filter(h -> h.count() > 0)
+                .map(h -> h.percentileUpperBoundMillis(percentile)).toList();
     }
 
     /** The latency runs' rates, and the one the latency target is judged at. */

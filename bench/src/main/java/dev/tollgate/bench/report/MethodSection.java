@@ -20,7 +20,6 @@ record MethodSection(SuitePlan plan, int connections, String tenants, int rounds
                 w.steady() ? "settled" : "**not settled** at the time limit")).toList();
         return new MethodSection(f.plan(), HttpTarget.CONNECTIONS,
                 Fmt.rate(f.plan().latencyTenants()), f.rounds(), Fmt.rate(f.plan().warmUpRequests()),
-                String.format(java.util.Locale.ROOT, "%.0f %%", 100 * WarmUp.STEADY_GAIN),
-                String.format(java.util.Locale.ROOT, "%.0f %%", 100 * WarmUp.QUIET_COMPILATION), warmUps, !warmUps.isEmpty());
+                Fmt.pct(WarmUp.STEADY_GAIN), Fmt.pct(WarmUp.QUIET_COMPILATION), warmUps, !warmUps.isEmpty());
     }
 }

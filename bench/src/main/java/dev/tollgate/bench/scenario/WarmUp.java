@@ -7,6 +7,7 @@ import dev.tollgate.bench.load.RequestMix;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
 
@@ -38,6 +39,12 @@ public final class WarmUp {
      */
     public record Result(String target, long served, double lastRate, double lastCompilationShare,
                          boolean steady) {
+
+        /** One line for the suite's progress log. */
+        public String summary() {
+            return String.format(Locale.ROOT, "%d requests, last %.0f req/s, JIT %.0f %% of the last slice, %s",
+                    served, lastRate, 100 * lastCompilationShare, steady ? "settled" : "NOT SETTLED at the time limit");
+        }
     }
 
     private WarmUp() {

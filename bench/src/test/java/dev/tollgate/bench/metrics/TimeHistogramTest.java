@@ -26,7 +26,7 @@ class TimeHistogramTest {
 
     @Test
     void aRunsPercentilesAreTheUpperBoundsOfTheBucketsTheyFallIn() {
-        TimeHistogram run = TimeHistogram.parse(AFTER).minus(TimeHistogram.parse(BEFORE));
+        TimeHistogram run = TimeHistogram.parse(AFTER, TimeHistogram.DECISION).minus(TimeHistogram.parse(BEFORE, TimeHistogram.DECISION));
 
         assertThat(run.count()).isEqualTo(1000);
         assertThat(run.percentileUpperBoundMillis(50)).isEqualTo(0.1);
@@ -38,9 +38,9 @@ class TimeHistogramTest {
 
     @Test
     void instancesAddUpAndAGatewayWithoutTheHistogramHasNone() {
-        TimeHistogram one = TimeHistogram.parse(AFTER);
+        TimeHistogram one = TimeHistogram.parse(AFTER, TimeHistogram.DECISION);
         assertThat(one.plus(one).count()).isEqualTo(2200);
-        TimeHistogram none = TimeHistogram.parse("http_server_requests_seconds_count 3.0\n");
+        TimeHistogram none = TimeHistogram.parse("http_server_requests_seconds_count 3.0\n", TimeHistogram.DECISION);
         assertThat(none.count()).isZero();
         assertThat(none.percentileUpperBoundMillis(99)).isNaN();
     }
