@@ -16,18 +16,29 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Buckets in Redis, decided by {@code token_bucket.lua} on Redis's clock: the requests that arrive
  * together are decided together, in one script call.
  *
- * <p>Requests made on a Netty event loop (the gateway's HTTP loops) are gathered per loop while it
- * handles what it has read, and sent as one call when it gets to its tasks, up to
- * {@value #MAX_BATCH} buckets a call: under light load a request goes alone at once; under heavy load
- * one call carries the decisions of everything a loop read in one turn, so Redis commands, their
- * system calls and their deadlines are paid per batch, not per request. Requests from any other
- * thread are sent alone. Over a Redis Cluster a call carries only buckets of one hash slot (a
- * tenant's buckets share one), so a batch is split by slot.
+ * <p>Requests made on a Netty event loop (the gateway's HTTP loops) are gathered per loop and sent as
+ * one call, up to {@value #MAX_BATCH} buckets a call. A batch starts with the first request a loop
+ * reads and is sent at the end of a later turn of that loop (a turn: the loop reads what its sockets
+ * hold, then runs its tasks):
+ * <ul>
+ *   <li>at the end of the first turn that added no request to it: under light load that is the very
+ *       next turn, which finds nothing more to read and costs microseconds;</li>
+ *   <li>at the latest at the end of the {@code waitTurns}-th turn after the one it started in (default
+ *       {@value #DEFAULT_WAIT_TURNS}), or as soon as it holds {@value #MAX_BATCH} requests.</li>
+ * </ul>
+ * So a batch waits only while its loop keeps reading requests, which is when a busy gateway has more
+ * decisions coming: at saturation one call carries the decisions of a few turns instead of one, and
+ * Redis commands, their system calls on both sides, and their deadlines are paid per batch, not per
+ * request. The wait is bounded by {@code waitTurns} turns of the loop, never by a timer; it is not
+ * charged to Redis (a call's deadline starts when it is written, see {@link ScriptCalls}). Requests
+ * from any other thread are sent alone, at once. Over a Redis Cluster a call carries only buckets of
+ * one hash slot (a tenant's buckets share one), so a batch is split by slot.
  *
  * <p>Nothing about a decision changes with batching: the script decides each bucket exactly as it
  * would alone, atomically, in the order the requests arrived; two requests on one bucket in one call
@@ -45,14 +56,35 @@ public final class RedisBucketStore implements BucketStore {
     /** Most buckets one script call decides (3 arguments each; Lua's stack takes a few thousand). */
     public static final int MAX_BATCH = 128;
 
+    /** Turns of its event loop a batch may wait for more requests by default; see the class comment. */
+    public static final int DEFAULT_WAIT_TURNS = 2;
+
+    /** Most turns a batch may be set to wait: beyond a few, a batch would mostly wait for nothing. */
+    public static final int MAX_WAIT_TURNS = 16;
+
     private static final int REPLY_FIELDS = 4;
     private static final int ARGS_PER_KEY = 3;
 
     private final ScriptCalls calls;
+    private final int waitTurns;
     private final FastThreadLocal<LoopBatch> batches = new FastThreadLocal<>();
 
+    /** A store whose batches wait at most {@value #DEFAULT_WAIT_TURNS} more turns of their loop. */
     public RedisBucketStore(ScriptCalls calls) {
+        this(calls, DEFAULT_WAIT_TURNS);
+    }
+
+    /**
+     * @param waitTurns turns of its event loop, after the one it started in, that a batch may wait for
+     *                  more requests while each turn brings some ({@code 0 .. }{@value #MAX_WAIT_TURNS});
+     *                  0 sends every batch at the end of the turn it started in
+     */
+    public RedisBucketStore(ScriptCalls calls, int waitTurns) {
+        if (waitTurns < 0 || waitTurns > MAX_WAIT_TURNS) {
+            throw new IllegalArgumentException("waitTurns must be between 0 and " + MAX_WAIT_TURNS + ", was " + waitTurns);
+        }
         this.calls = calls;
+        this.waitTurns = waitTurns;
     }
 
     /** A store on a connection that is already open (tests, tools, benchmarks). */
@@ -86,12 +118,16 @@ public final class RedisBucketStore implements BucketStore {
         return batch;
     }
 
-    /** Requests of one event loop waiting for the loop's next turn at its tasks. Used on that loop only. */
+    /** Requests of one event loop waiting to be sent together. Used on that loop only. */
     private final class LoopBatch implements Runnable {
 
         private final EventExecutor loop;
         private List<Pending> waiting = new ArrayList<>();
         private boolean flushQueued;
+        /** Turns this batch has waited past the one it started in. */
+        private int turnsWaited;
+        /** How many requests it held when it last decided to wait. */
+        private int sizeWhenLastLooked;
 
         LoopBatch(EventExecutor loop) {
             this.loop = loop;
@@ -101,20 +137,43 @@ public final class RedisBucketStore implements BucketStore {
             waiting.add(request);
             if (!flushQueued) {
                 flushQueued = true;
+                turnsWaited = 0;
+                sizeWhenLastLooked = 0;
                 try {
-                    loop.execute(this);
+                    loop.execute(this); // runs once the loop has handled what it read this turn
                 } catch (RejectedExecutionException shuttingDown) {
                     run(); // the loop takes no more tasks: send what waits now
                 }
             }
         }
 
+        /** At the end of a turn: wait one more turn if this one brought requests, else send. */
         @Override
         public void run() {
+            int size = waiting.size();
+            if (size > sizeWhenLastLooked && turnsWaited < waitTurns && size < MAX_BATCH && waitOneMoreTurn()) {
+                turnsWaited++;
+                sizeWhenLastLooked = size;
+                return;
+            }
             flushQueued = false;
             List<Pending> batch = waiting;
             waiting = new ArrayList<>();
             send(batch);
+        }
+
+        /**
+         * Runs this again at the end of the loop's next turn: a task scheduled from a running task is
+         * due only once the loop has been back to its sockets (the same property {@link ScriptCalls}
+         * relies on to read a late reply before failing a call).
+         */
+        private boolean waitOneMoreTurn() {
+            try {
+                loop.schedule(this, 0, TimeUnit.NANOSECONDS);
+                return true;
+            } catch (RejectedExecutionException shuttingDown) {
+                return false;
+            }
         }
     }
 

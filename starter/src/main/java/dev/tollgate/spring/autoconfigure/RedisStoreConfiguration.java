@@ -116,8 +116,8 @@ class RedisStoreConfiguration {
     }
 
     @Bean
-    RedisBucketStore redisBucketStore(ScriptCalls scriptCalls) {
-        return new RedisBucketStore(scriptCalls);
+    RedisBucketStore redisBucketStore(ScriptCalls scriptCalls, RedisGuardProperties guard) {
+        return new RedisBucketStore(scriptCalls, guard.batchWaitTurns());
     }
 
     /** Takes and gives back batches of tokens of the same buckets: leases, and fallback charges. */
