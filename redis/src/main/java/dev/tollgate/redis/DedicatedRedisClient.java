@@ -6,12 +6,12 @@ import io.lettuce.core.ClientOptions.DisconnectedBehavior;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.metrics.CommandLatencyRecorder;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
@@ -36,9 +36,11 @@ import java.util.concurrent.TimeUnit;
  *   <li><b>Commands fail at once while disconnected</b> instead of queueing until Lettuce reconnects:
  *       a queued decision would only time out, and the circuit breaker needs to see the failures.</li>
  *   <li><b>Quick reconnects</b>: exponential back-off from 10 ms, capped at {@code reconnectMaxDelay}.</li>
- *   <li><b>A command timeout</b> ({@code commandTimeout}) as a last safety net under the per-call
- *       deadline, and the same connect timeout.</li>
+ *   <li><b>A command timeout</b> ({@code commandTimeout}) so that no command waits forever, except
+ *       for script calls, whose own deadline is far shorter ({@link CommandTimeouts}); the same
+ *       connect timeout.</li>
  *   <li>A cluster follows failovers ({@link RecommendedClusterClientOptions}).</li>
+ *   <li>No Lettuce command latency statistics: Tollgate times its own calls.</li>
  * </ul>
  */
 public final class DedicatedRedisClient implements AutoCloseable {
@@ -101,7 +103,7 @@ public final class DedicatedRedisClient implements AutoCloseable {
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(DisconnectedBehavior.REJECT_COMMANDS)
-                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                .timeoutOptions(CommandTimeouts.exceptScriptCalls(commandTimeout))
                 .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).build())
                 .build());
         return new DedicatedRedisClient(resources, client, () -> client.connectAsync(StringCodec.UTF8, uri),
@@ -153,6 +155,11 @@ public final class DedicatedRedisClient implements AutoCloseable {
         return resources.eventLoopGroupProvider() instanceof SharedEventLoops;
     }
 
+    /** Whether Lettuce keeps per-command latency statistics (never: see the class comment). */
+    boolean recordsLettuceLatencies() {
+        return resources.commandLatencyRecorder().isEnabled();
+    }
+
     private static int connectionsFor(Loops loops) {
         return loops.shared() ? loops.shared.loops() : 1;
     }
@@ -166,7 +173,11 @@ public final class DedicatedRedisClient implements AutoCloseable {
         ClientResources.Builder builder = DefaultClientResources.builder()
                 .computationThreadPoolSize(1)
                 .threadFactoryProvider(pool -> new DefaultThreadFactory("tollgate-redis-" + pool, true))
-                .reconnectDelay(Delay.exponential(Duration.ofMillis(10), reconnectMaxDelay, 2, TimeUnit.MILLISECONDS));
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(10), reconnectMaxDelay, 2, TimeUnit.MILLISECONDS))
+                // Lettuce turns on its own per-command latency statistics when LatencyUtils is on the
+                // class path (it is, through Micrometer): a map lookup and a histogram update per call,
+                // read by nobody. Tollgate times its calls itself (tollgate.redis.latency).
+                .commandLatencyRecorder(CommandLatencyRecorder.disabled());
         if (loops.shared()) {
             builder.eventLoopGroupProvider(loops.shared);
         } else {

@@ -6,7 +6,8 @@ import java.nio.ByteBuffer;
 
 /**
  * A script's reply read straight into a {@code long[]}: an integer, or a flat array of integers.
- * Tollgate's scripts answer nothing else, and reading them this way boxes nothing.
+ * Tollgate's scripts answer nothing else, and reading them this way boxes nothing. Only
+ * {@link ScriptCalls} uses it, which is how {@link CommandTimeouts} tells its calls apart.
  */
 final class LongsOutput extends CommandOutput<String, String, long[]> {
 

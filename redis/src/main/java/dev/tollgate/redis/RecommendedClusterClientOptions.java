@@ -2,7 +2,6 @@ package dev.tollgate.redis;
 
 import io.lettuce.core.ClientOptions.DisconnectedBehavior;
 import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import java.time.Duration;
@@ -22,7 +21,9 @@ import java.time.Duration;
  *       for changes no trigger reveals (a replica added, a master demoted cleanly);</li>
  *   <li><b>commands to a disconnected node fail at once</b> ({@link DisconnectedBehavior#REJECT_COMMANDS})
  *       instead of queueing until it comes back: the caller falls back to its local limiter;</li>
- *   <li><b>a command timeout</b> ({@code commandTimeout}, default 1 s) so no future waits forever, and
+ *   <li><b>a command timeout</b> ({@code commandTimeout}, default 1 s) so no future waits forever
+ *       (except Tollgate's script calls, which carry a far shorter deadline of their own, see
+ *       {@link CommandTimeouts}), and
  *       a short connect timeout ({@code connectTimeout}, default 1 s) so reconnecting to a dead node
  *       does not stall a topology refresh. The gateway's own per-call deadline (5 ms) applies first.</li>
  * </ul>
@@ -73,7 +74,7 @@ public record RecommendedClusterClientOptions(Duration periodicRefresh, Duration
                 .topologyRefreshOptions(refresh)
                 .autoReconnect(true)
                 .disconnectedBehavior(DisconnectedBehavior.REJECT_COMMANDS)
-                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                .timeoutOptions(CommandTimeouts.exceptScriptCalls(commandTimeout))
                 .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
                 .build();
     }
