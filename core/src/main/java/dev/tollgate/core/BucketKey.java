@@ -54,6 +54,22 @@ public record BucketKey(String tenant, String route, int shard) {
         return shard == WHOLE ? RedisKeys.bucket(tenant, route) : RedisKeys.shard(tenant, route, shard);
     }
 
+    /*
+     * Written out rather than left to the record: a key is hashed and compared a few times per
+     * request (lease and fallback maps), and the generated versions go through method handles that
+     * showed in the request path's profile. Same contract: all three components.
+     */
+    @Override
+    public int hashCode() {
+        return (31 * tenant.hashCode() + route.hashCode()) * 31 + shard;
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return this == other || other instanceof BucketKey key
+                && shard == key.shard && tenant.equals(key.tenant) && route.equals(key.route);
+    }
+
     private static String quote(String s) {
         return s == null ? "null" : '"' + s + '"';
     }
