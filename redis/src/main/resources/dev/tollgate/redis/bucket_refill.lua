@@ -3,22 +3,26 @@
 -- refill it with refilled_bucket; a give-back only reads it, with stored_bucket).
 -- The same steps as TokenBucketMath in tollgate-core; change both together.
 --
--- A bucket is a hash with fields `tokens` (micro-tokens, an integer) and `ts` (ms, the Redis TIME
--- of the last refill). All numbers stay integers below 2^53, where Lua's doubles are exact.
+-- A bucket is a hash with fields `tokens` (micro-tokens, an integer), `ts` (ms, the Redis TIME of
+-- the last refill) and `xp` (ms, Redis TIME: the expiry the key was last given, see store_bucket;
+-- buckets written before it existed have none). All numbers stay integers below 2^53, where Lua's
+-- doubles are exact.
 
 -- Reads the bucket at `key` as last written. Returns:
 --   tokens  micro-tokens stored (rounded down), nil when invalid
 --   ts      the stored timestamp, nil when invalid
 --   valid   false when the bucket is missing or corrupt (then it counts as full)
+--   xp      the expiry last given to the key (ms), nil when unknown
 local function stored_bucket(key)
-  local tokens, ts
-  local stored = redis.pcall('HMGET', key, 'tokens', 'ts')
+  local tokens, ts, xp
+  local stored = redis.pcall('HMGET', key, 'tokens', 'ts', 'xp')
   if stored.err then
     -- Not a hash (WRONGTYPE): the key is in our namespace, so it is ours to replace.
     redis.call('DEL', key)
   else
     tokens = tonumber(stored[1])
     ts = tonumber(stored[2])
+    xp = tonumber(stored[3])
   end
 
   -- A missing or corrupt bucket (absent, non-numeric, NaN, infinite, negative) is a full one.
@@ -27,7 +31,7 @@ local function stored_bucket(key)
   if not valid then
     return nil, nil, false
   end
-  return math.floor(tokens), ts, true -- older scripts stored fractions; ours store integers
+  return math.floor(tokens), ts, true, xp -- older scripts stored fractions; ours store integers
 end
 
 -- Redis's clock, in ms. A script reads it once: every bucket it touches is refilled to the same
@@ -43,10 +47,11 @@ end
 --   lag          ms until Redis's clock reaches ts (> 0 only after the clock stepped back)
 --   fill_millis  ms an empty bucket takes to fill
 --   valid        false when the bucket was missing or corrupt (then it counts as full)
+--   xp           the expiry last given to the key (ms), nil when unknown; for store_bucket
 local function refilled_bucket(key, capacity, rate, now)
   local fill_millis = math.ceil(capacity / rate)
 
-  local tokens, ts, valid = stored_bucket(key)
+  local tokens, ts, valid, xp = stored_bucket(key)
   if not valid then
     tokens = capacity
     ts = now
@@ -70,6 +75,30 @@ local function refilled_bucket(key, capacity, rate, now)
     end
     ts = now
   end
-  return tokens, ts, ts - now, fill_millis, valid
+  if not valid then
+    xp = nil -- a new bucket: whatever xp the old key had went with it
+  end
+  return tokens, ts, ts - now, fill_millis, valid, xp
+end
+
+-- Writes a bucket refilled by refilled_bucket and then taken from (an admission, a lease), with an
+-- expiry that lets the key outlive the time the bucket takes to be full again: then a missing
+-- bucket is the same as a full one. The expiry set is twice the time to fill from empty, plus any
+-- catch-up wait (lag), and it is remembered in `xp`. It is set again only when the one in place
+-- (xp) could come before the bucket is full: so a key written often costs one PEXPIRE per fill time
+-- or so, not one per write. A bucket without xp (new, or written by an older version) gets one, and
+-- so does one whose xp lies beyond any expiry this would set (not ours, or corrupt) or is not a
+-- number. The margin covers the difference between the script's TIME and the clock Redis expires
+-- keys by.
+local EXPIRY_MARGIN_MILLIS = 2
+local function store_bucket(key, tokens, ts, xp, now, capacity, rate, lag, fill_millis)
+  local ttl = 2 * fill_millis + lag
+  local full_at = ts + math.ceil((capacity - tokens) / rate)
+  if xp ~= nil and xp - EXPIRY_MARGIN_MILLIS >= full_at and xp <= now + ttl then
+    redis.call('HSET', key, 'tokens', tokens, 'ts', ts)
+    return
+  end
+  redis.call('HSET', key, 'tokens', tokens, 'ts', ts, 'xp', now + ttl)
+  redis.call('PEXPIRE', key, ttl)
 end
 

@@ -121,6 +121,102 @@ class TokenBucketScriptTest {
         assertThat(ttl).isBetween(3_000L, 4_000L);
     }
 
+    /**
+     * The key's expiry is set again only when the one in place (remembered in {@code xp}) could come
+     * before the bucket is full: a key written often costs a PEXPIRE about once per fill time. To see
+     * whether an admission re-armed it, the test shortens the key's TTL by hand (below what the
+     * script would set, above the time to fill) and looks whether it comes back.
+     */
+    @Test
+    void anAdmissionRearmsTheExpiryOnlyWhenTheBucketCouldOutliveIt() {
+        BucketKey key = freshKey();
+        BucketLimits limits = RateLimitRule.of(100, 10).limits(); // fills in 10 s; expiry 20 s
+        acquire(key, limits);
+        long xp = Long.parseLong(redis.hget(key.redisKey(), "xp"));
+        assertThat(xp - redisNowMillis()).isBetween(19_000L, 20_000L);
+        assertThat(redis.pttl(key.redisKey())).isBetween(19_000L, 20_000L);
+
+        // Full again at most 10 s from now, the expiry 20 s away: nothing to re-arm.
+        redis.pexpire(key.redisKey(), 15_000);
+        acquire(key, limits);
+        assertThat(redis.pttl(key.redisKey())).isBetween(14_000L, 15_000L);
+        assertThat(redis.hget(key.redisKey(), "xp")).isEqualTo(Long.toString(xp));
+
+        // Three tokens taken: full again in 300 ms. A remembered expiry 100 ms away comes before
+        // that: re-armed (the key's real TTL is left longer, so that only the script can shorten it).
+        redis.hset(key.redisKey(), "xp", Long.toString(redisNowMillis() + 100));
+        redis.pexpire(key.redisKey(), 5_000);
+        acquire(key, limits);
+        assertThat(redis.pttl(key.redisKey())).isBetween(19_000L, 20_000L);
+        assertThat(Long.parseLong(redis.hget(key.redisKey(), "xp")) - redisNowMillis()).isBetween(19_000L, 20_000L);
+    }
+
+    /**
+     * The property the expiry exists for, under any pace of requests: after every write the key
+     * outlives the time its bucket takes to be full again (so that its expiry changes no decision).
+     * Time is moved by hand: the stored timestamp, the remembered expiry and the key's TTL all move
+     * back by the same amount, as they would if that much time had passed.
+     */
+    @Test
+    void afterEveryAdmissionTheKeyOutlivesTheTimeItsBucketTakesToFill() {
+        java.util.Random random = new java.util.Random(42);
+        BucketKey key = freshKey();
+        BucketLimits limits = RateLimitRule.of(50, 5).limits(); // fills in 10 s; expiry 20 s
+        int rearmed = 0;
+        for (int step = 0; step < 300; step++) {
+            long before = redis.pttl(key.redisKey());
+            if (acquire(key, limits).allowed()) {
+                long ttl = redis.pttl(key.redisKey());
+                long tokens = Long.parseLong(redis.hget(key.redisKey(), "tokens"));
+                long lag = Long.parseLong(redis.hget(key.redisKey(), "ts")) - redisNowMillis();
+                long millisToFull = lag + (limits.capacityMicros() - tokens + limits.refillMicrosPerMilli() - 1)
+                        / limits.refillMicrosPerMilli();
+                assertThat(ttl).as("step %d", step).isGreaterThanOrEqualTo(millisToFull);
+                if (ttl > before + 50) {
+                    rearmed++;
+                }
+            }
+            long passes = random.nextInt(4) == 0 ? random.nextInt(6_000) : random.nextInt(300);
+            long ttl = redis.pttl(key.redisKey());
+            if (ttl <= passes) {
+                redis.del(key.redisKey()); // it would have expired: a full bucket, as when missing
+                continue;
+            }
+            redis.hincrby(key.redisKey(), "ts", -passes);
+            redis.hincrby(key.redisKey(), "xp", -passes);
+            redis.pexpire(key.redisKey(), ttl - passes);
+        }
+        // Re-armed about once per fill time of simulated time, not on every admission.
+        assertThat(rearmed).isBetween(5, 150);
+    }
+
+    /** A bucket an older version wrote has no xp; one with an xp that is not ours cannot be trusted. */
+    @Test
+    void aBucketWithoutAUsableXpIsRearmed() {
+        BucketLimits limits = RateLimitRule.of(100, 10).limits(); // expiry 20 s
+        for (String xp : new String[] {null, "abc", "nan", "1e999", Long.toString(Long.MAX_VALUE / 2)}) {
+            BucketKey key = freshKey();
+            acquire(key, limits);
+            if (xp == null) {
+                redis.hdel(key.redisKey(), "xp");
+            } else {
+                redis.hset(key.redisKey(), "xp", xp);
+            }
+            redis.pexpire(key.redisKey(), 12_000);
+            acquire(key, limits);
+            assertThat(redis.pttl(key.redisKey())).as("xp %s", xp).isBetween(19_000L, 20_000L);
+        }
+    }
+
+    /** A lower fill time (a new rule) re-arms a shorter expiry, still past the time to fill. */
+    @Test
+    void aRuleThatFillsFasterRearmsAShorterExpiry() {
+        BucketKey key = freshKey();
+        acquire(key, RateLimitRule.of(100, 1).limits()); // expiry 200 s
+        acquire(key, RateLimitRule.of(100, 100).limits()); // fills in 1 s: expiry 2 s
+        assertThat(redis.pttl(key.redisKey())).isBetween(1_000L, 2_000L);
+    }
+
     @Test
     void aRejectionWritesNothing() {
         BucketKey key = freshKey();

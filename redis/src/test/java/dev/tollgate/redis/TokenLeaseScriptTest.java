@@ -74,6 +74,23 @@ class TokenLeaseScriptTest extends TokenLeaseSourceContract {
         assertThat(redis.pttl(key.redisKey())).isPositive();
     }
 
+    /** A grant writes the bucket as an admission does: the expiry is re-armed only when needed. */
+    @Test
+    void aGrantRearmsTheExpiryOnlyWhenTheBucketCouldOutliveIt() {
+        BucketKey key = freshKey();
+        BucketLimits limits = RateLimitRule.of(100, 10).limits(); // fills in 10 s; expiry 20 s
+        lease(key, limits, 10);
+        assertThat(redis.pttl(key.redisKey())).isBetween(19_000L, 20_000L);
+
+        redis.pexpire(key.redisKey(), 15_000);
+        lease(key, limits, 10);
+        assertThat(redis.pttl(key.redisKey())).as("not re-armed").isBetween(14_000L, 15_000L);
+
+        redis.hdel(key.redisKey(), "xp");
+        lease(key, limits, 10);
+        assertThat(redis.pttl(key.redisKey())).as("re-armed").isBetween(19_000L, 20_000L);
+    }
+
     @Test
     void grantsPartiallyInWholeRequestsAndSaysWhenABatchIsBack() {
         BucketKey key = freshKey();
