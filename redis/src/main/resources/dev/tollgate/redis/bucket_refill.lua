@@ -46,8 +46,8 @@ end
 --   ts           the timestamp to store with them (never moved backwards)
 --   lag          ms until Redis's clock reaches ts (> 0 only after the clock stepped back)
 --   fill_millis  ms an empty bucket takes to fill
---   valid        false when the bucket was missing or corrupt (then it counts as full)
---   xp           the expiry last given to the key (ms), nil when unknown; for store_bucket
+--   xp           the expiry last given to the key (ms), nil when unknown or the bucket was missing
+--                or corrupt (then it counts as full); for store_bucket
 local function refilled_bucket(key, capacity, rate, now)
   local fill_millis = math.ceil(capacity / rate)
 
@@ -75,30 +75,27 @@ local function refilled_bucket(key, capacity, rate, now)
     end
     ts = now
   end
-  if not valid then
-    xp = nil -- a new bucket: whatever xp the old key had went with it
-  end
-  return tokens, ts, ts - now, fill_millis, valid, xp
+  return tokens, ts, ts - now, fill_millis, xp
 end
 
 -- Writes a bucket refilled by refilled_bucket and then taken from (an admission, a lease), with an
 -- expiry that lets the key outlive the time the bucket takes to be full again: then a missing
 -- bucket is the same as a full one. The expiry set is twice the time to fill from empty, plus any
--- catch-up wait (lag), and it is remembered in `xp`. It is set again only when the one in place
+-- catch-up wait (lag), which puts it at ts + 2 × fill_millis, and it is remembered in `xp`. It is set again only when the one in place
 -- (xp) could come before the bucket is full: so a key written often costs one PEXPIRE per fill time
 -- or so, not one per write. A bucket without xp (new, or written by an older version) gets one, and
 -- so does one whose xp lies beyond any expiry this would set (not ours, or corrupt) or is not a
 -- number. The margin covers the difference between the script's TIME and the clock Redis expires
 -- keys by.
 local EXPIRY_MARGIN_MILLIS = 2
-local function store_bucket(key, tokens, ts, xp, now, capacity, rate, lag, fill_millis)
-  local ttl = 2 * fill_millis + lag
+local function store_bucket(key, tokens, ts, xp, capacity, rate, lag, fill_millis)
+  local expires_at = ts + 2 * fill_millis
   local full_at = ts + math.ceil((capacity - tokens) / rate)
-  if xp ~= nil and xp - EXPIRY_MARGIN_MILLIS >= full_at and xp <= now + ttl then
+  if xp ~= nil and xp - EXPIRY_MARGIN_MILLIS >= full_at and xp <= expires_at then
     redis.call('HSET', key, 'tokens', tokens, 'ts', ts)
     return
   end
-  redis.call('HSET', key, 'tokens', tokens, 'ts', ts, 'xp', now + ttl)
-  redis.call('PEXPIRE', key, ttl)
+  redis.call('HSET', key, 'tokens', tokens, 'ts', ts, 'xp', expires_at)
+  redis.call('PEXPIRE', key, 2 * fill_millis + lag)
 end
 

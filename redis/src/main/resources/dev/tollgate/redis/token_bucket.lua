@@ -22,7 +22,7 @@ for i = 1, #KEYS do
   local rate = tonumber(ARGV[3 * i - 1])
   local cost = tonumber(ARGV[3 * i])
 
-  local tokens, ts, lag, fill_millis, _, xp = refilled_bucket(key, capacity, rate, now)
+  local tokens, ts, lag, fill_millis, xp = refilled_bucket(key, capacity, rate, now)
 
   local allowed = 0
   if cost <= tokens then
@@ -30,7 +30,7 @@ for i = 1, #KEYS do
     allowed = 1
     -- Only an admission changes the bucket. A rejection writes nothing: refill is linear, so the
     -- stored (tokens, ts) still yields the same result later, and hot rejected keys cost no writes.
-    store_bucket(key, tokens, ts, xp, now, capacity, rate, lag, fill_millis)
+    store_bucket(key, tokens, ts, xp, capacity, rate, lag, fill_millis)
   end
 
   local retry

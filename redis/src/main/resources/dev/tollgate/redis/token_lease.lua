@@ -17,15 +17,14 @@ local rate = tonumber(ARGV[2])
 local wanted = tonumber(ARGV[3])
 local cost = tonumber(ARGV[4])
 
-local now = redis_now()
-local tokens, ts, lag, fill_millis, _, xp = refilled_bucket(key, capacity, rate, now)
+local tokens, ts, lag, fill_millis, xp = refilled_bucket(key, capacity, rate, redis_now())
 
 local granted = math.min(wanted, tokens)
 granted = granted - granted % cost
 if granted > 0 then
   tokens = tokens - granted
   -- Like an admission: only a grant writes, and the key outlives the bucket's fill.
-  store_bucket(key, tokens, ts, xp, now, capacity, rate, lag, fill_millis)
+  store_bucket(key, tokens, ts, xp, capacity, rate, lag, fill_millis)
 end
 
 local wait = 0

@@ -13,6 +13,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -159,7 +160,7 @@ class TokenBucketScriptTest {
      */
     @Test
     void afterEveryAdmissionTheKeyOutlivesTheTimeItsBucketTakesToFill() {
-        java.util.Random random = new java.util.Random(42);
+        Random random = new Random(42);
         BucketKey key = freshKey();
         BucketLimits limits = RateLimitRule.of(50, 5).limits(); // fills in 10 s; expiry 20 s
         int rearmed = 0;

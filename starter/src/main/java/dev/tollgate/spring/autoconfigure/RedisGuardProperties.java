@@ -1,5 +1,6 @@
 package dev.tollgate.spring.autoconfigure;
 
+import dev.tollgate.redis.RedisBucketStore;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
@@ -19,8 +20,7 @@ import org.springframework.validation.annotation.Validated;
  *                          the turn it started in, as long as each turn brings some (0 to 16). A turn that brings
  *                          none sends the batch, so under light load a request waits one turn that finds nothing
  *                          to read (microseconds); at saturation one Redis call carries the decisions of a few
- *                          turns. 0 sends every batch at
- *                          the end of the turn it started in.
+ *                          turns. 0 sends every batch at the end of the turn it started in.
  * @param connectRetryDelay Pause between attempts to open the first connection while Redis is unreachable at start.
  * @param startupWait       Longest a start waits for Redis to be connected (and Tollgate's scripts loaded) before
  *                          the gateway serves, so that its first requests are decided by Redis. A refused or failed
@@ -34,7 +34,7 @@ import org.springframework.validation.annotation.Validated;
 @Validated
 public record RedisGuardProperties(
         @DefaultValue("5ms") @DurationMin(nanos = 1) Duration timeout,
-        @DefaultValue("2") @Min(0) @Max(16) int batchWaitTurns,
+        @DefaultValue("2") @Min(0) @Max(RedisBucketStore.MAX_WAIT_TURNS) int batchWaitTurns,
         @DefaultValue("1s") @DurationMin(nanos = 1) Duration connectRetryDelay,
         @DefaultValue("5s") @DurationMin(nanos = 0) Duration startupWait,
         @DefaultValue("1s") @DurationMin(nanos = 1) Duration reconnectMaxDelay,
@@ -51,8 +51,9 @@ public record RedisGuardProperties(
      * loop read together, so a busy gateway makes many calls a second, and the last 20 of them span a
      * few milliseconds. One hiccup of Redis (a few ms waiting for a CPU) would fail them all and open
      * the breaker, at peak, with Redis healthy. Over a second of calls a hiccup weighs what it lasts;
-     * a Redis that stops answering fails every call and opens the breaker within the window (sooner when the gateway is quiet: the window then holds few
-     * calls). Each request meanwhile waits at most the timeout.
+     * a Redis that stops answering fails every call and opens the breaker within the window (sooner
+     * when the gateway is quiet: the window then holds few calls). Each request meanwhile waits at
+     * most the timeout.
      *
      * <p>Why the open state starts short and doubles: the breaker also opens on a stall of a few
      * hundred milliseconds (Redis starved of CPU, a slow fork for a snapshot, a network blip), and then
