@@ -1,22 +1,28 @@
 package dev.tollgate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.tollgate.spring.directory.Directory;
+import dev.tollgate.spring.directory.DirectoryRefresher;
+import dev.tollgate.spring.instances.LiveInstances;
+import dev.tollgate.testkit.FreePort;
 import dev.tollgate.testkit.RedisServer;
 import dev.tollgate.testkit.TestUpstream;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import dev.tollgate.spring.instances.LiveInstances;
-import java.time.Duration;
 import org.junit.jupiter.api.Test;
-import static org.awaitility.Awaitility.await;
 
 /**
  * {@code tollgate.enabled=false} turns the limiter off and nothing else: requests are routed as
- * usual, none is limited, and no bucket is written. The benchmark uses it as its no-limiter baseline.
+ * usual, none is limited, no bucket is written, and neither rules nor keys are read (so no database
+ * is needed). The benchmark uses it as its no-limiter baseline.
  */
 class LimiterSwitchTest {
+
+    private static final String ADMIN_TOKEN = "limiter-switch-admin-token";
 
     /** A gateway on {@code redis} with the static source and one route to {@code upstream}. */
     private static Map<String, Object> properties(RedisServer redis, TestUpstream upstream) {
@@ -44,6 +50,34 @@ class LimiterSwitchTest {
                 }
                 assertThat(upstream.requests()).isEqualTo(3);
                 assertThat(redis.command("KEYS", "rl:{shop-a}*")).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void withTheSwitchOffTheDatabaseSourceNeedsNoDatabase() {
+        try (RedisServer redis = RedisServer.start();
+             TestUpstream upstream = new TestUpstream()) {
+            Map<String, Object> properties = properties(redis, upstream);
+            properties.put("tollgate.source", "database");
+            // Nothing listens there: a gateway that tried to read rules would log failures and report them.
+            properties.put("spring.datasource.url", "jdbc:postgresql://127.0.0.1:" + FreePort.find() + "/tollgate");
+            properties.put("tollgate.admin.token", ADMIN_TOKEN);
+            properties.put("tollgate.enabled", "false");
+            try (RunningGateway gateway = RunningGateway.start(properties)) {
+                assertThat(gateway.context().getBeansOfType(Directory.class)).isEmpty();
+                assertThat(gateway.context().getBeansOfType(DirectoryRefresher.class)).isEmpty();
+                assertThat(gateway.send("GET", "/catalog/x", "shop-a").statusCode()).isEqualTo(200);
+
+                HttpResponse<String> readiness = gateway.management("/actuator/health/readiness");
+                assertThat(readiness.statusCode()).isEqualTo(200);
+                assertThat(readiness.body()).contains("\"status\":\"UP\"");
+                HttpResponse<String> health = gateway.management("/actuator/health");
+                assertThat(health.body()).doesNotContain("directory");
+
+                HttpResponse<String> admin = gateway.admin("GET", "/admin/rules", null, ADMIN_TOKEN);
+                assertThat(admin.statusCode()).isEqualTo(404);
+                assertThat(admin.body()).contains("tollgate.enabled=false");
             }
         }
     }

@@ -1,6 +1,7 @@
 package dev.tollgate.spring.admin;
 
 import dev.tollgate.spring.autoconfigure.AdminProperties;
+import dev.tollgate.spring.autoconfigure.TollgateProperties;
 import dev.tollgate.spring.directory.DirectoryRefresher;
 import dev.tollgate.spring.directory.DirectoryRepository;
 import dev.tollgate.spring.region.CurrentShares;
@@ -20,9 +21,8 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * The admin API, {@code /admin/**}, registered in the management server's own context: it exists
  * only when the management port differs from the gateway port, so it can never be reached through
  * the public gateway port. Every request needs {@code Authorization: Bearer <tollgate.admin.token>}
- * (the scheme in any case);
- * with no token configured, or with rules not in the database, every admin path answers 404 saying
- * why.
+ * (the scheme in any case); with no token configured, with rules not in the database, or with the
+ * limiter off, every admin path answers 404 saying why.
  */
 @ManagementContextConfiguration(value = ManagementContextType.CHILD, proxyBeanMethods = false)
 public class AdminApiConfiguration {
@@ -30,13 +30,15 @@ public class AdminApiConfiguration {
     private static final Logger log = LoggerFactory.getLogger(AdminApiConfiguration.class);
 
     @Bean
-    RouterFunction<ServerResponse> tollgateAdminApi(AdminProperties admin,
+    RouterFunction<ServerResponse> tollgateAdminApi(AdminProperties admin, TollgateProperties tollgate,
                                                     ObjectProvider<DirectoryRepository> repository,
                                                     ObjectProvider<DirectoryRefresher> refresher,
                                                     ObjectProvider<CurrentShares> regionShares) {
         if (!admin.enabled() || repository.getIfAvailable() == null) {
             String why = !admin.enabled()
                     ? "The admin API is off: set tollgate.admin.token to turn it on."
+                    : !tollgate.enabled()
+                    ? "The admin API is off with the rate limiter (tollgate.enabled=false)."
                     : "The admin API needs tollgate.source=database.";
             log.info(why);
             return RouterFunctions.route(RequestPredicates.path("/admin/**"),

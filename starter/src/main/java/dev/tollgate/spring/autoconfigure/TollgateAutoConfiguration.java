@@ -11,7 +11,8 @@ import org.springframework.context.annotation.Import;
  * rate-limit filter and the {@code tollgateRateLimiter} bean for Spring Cloud Gateway's own
  * {@code RequestRateLimiter} filter, health and metrics, and the edge ({@link EdgeConfiguration}): one
  * canonical path per request before routing. Each piece backs off when the application
- * defines a bean of the same type; {@code tollgate.enabled=false} turns the limiter off altogether.
+ * defines a bean of the same type; {@code tollgate.enabled=false} turns the limiter off altogether
+ * (then nothing of it is built, nor anything that reads PostgreSQL or Redis; the edge stays).
  *
  * <p>Runs after Spring Boot's Redis auto-configuration, whose Lettuce client (built from
  * {@code spring.data.redis.*}) Tollgate opens its connection on.
@@ -22,6 +23,6 @@ import org.springframework.context.annotation.Import;
         LocalStateProperties.class, EdgeProperties.class})
 @Import({LocalStateConfiguration.class, DatabaseDirectoryConfiguration.class, StaticDirectoryConfiguration.class,
         RedisStoreConfiguration.class, HotKeyLeaseConfiguration.class, RateLimitingConfiguration.class,
-        EdgeConfiguration.class})
+        EdgeConfiguration.class, LimiterOffConfiguration.class})
 public class TollgateAutoConfiguration {
 }

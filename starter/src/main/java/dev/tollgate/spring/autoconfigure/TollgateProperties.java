@@ -12,9 +12,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * Settings under {@code tollgate.*}. Immutable and checked when bound: a bad value stops the
  * gateway at start with the property's name and value, never at the first request.
  *
- * @param enabled      Whether the rate limiter runs at all; false routes every request unlimited, opens no Redis
- *                     connection and sends no heartbeat (the instance is not counted among those the local
- *                     fallback shares limits with).
+ * @param enabled      Whether the rate limiter runs at all; false routes every request unlimited, reads no rules
+ *                     or API keys (no database needed; the admin API is off), opens no Redis connection and
+ *                     sends no heartbeat (the instance is not counted among those the local fallback shares
+ *                     limits with).
  * @param globalFilter The global filter that limits every routed request by its API key.
  * @param source       Where rules and API keys come from: database (PostgreSQL, spring.datasource.*) or static
  *                     (tollgate.rules, and the API key is taken as the tenant's name: for trials and benchmarks

@@ -7,13 +7,18 @@ import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleBook;
 import dev.tollgate.redis.DedicatedRedisClient;
 import dev.tollgate.redis.RedisConnector;
+import dev.tollgate.spring.directory.Directory;
+import dev.tollgate.spring.directory.DirectoryRefresher;
+import dev.tollgate.spring.directory.RulesReadinessIndicator;
 import dev.tollgate.spring.filter.LimitEnforcer;
 import dev.tollgate.spring.filter.RateLimitFilter;
 import dev.tollgate.spring.filter.TollgateRateLimiter;
 import dev.tollgate.spring.limiter.DecisionMetrics;
 import dev.tollgate.spring.limiter.FailoverRateLimiter;
+import dev.tollgate.spring.localstate.LocalStateDirectory;
 import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.spring.tenant.TenantResolver;
+import dev.tollgate.testkit.FreePort;
 import dev.tollgate.testkit.RedisServer;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.core.IntervalFunction;
@@ -26,6 +31,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -86,6 +92,21 @@ class TollgateAutoConfigurationTest {
             assertThat(context).doesNotHaveBean(TollgateRateLimiter.class);
             assertThat(context).doesNotHaveBean(FailoverRateLimiter.class);
             assertThat(context).doesNotHaveBean(RedisConnector.class);
+        });
+    }
+
+    @Test
+    void switchedOffItReadsNoRulesOrKeysSoNeedsNoDatabase() {
+        runner.withPropertyValues("tollgate.enabled=false", "tollgate.source=database",
+                "spring.datasource.url=jdbc:postgresql://127.0.0.1:" + FreePort.find() + "/tollgate").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).doesNotHaveBean(DirectoryConnectionPool.class);
+            assertThat(context).doesNotHaveBean(DirectoryRefresher.class);
+            assertThat(context).doesNotHaveBean(Directory.class);
+            assertThat(context).doesNotHaveBean(LocalStateDirectory.class);
+            // The readiness contributor the application's group names is still there, and up.
+            assertThat(context.getBean("rulesHealthIndicator", RulesReadinessIndicator.class).health().getStatus())
+                    .isEqualTo(Status.UP);
         });
     }
 
