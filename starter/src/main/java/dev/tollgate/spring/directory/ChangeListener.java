@@ -16,7 +16,9 @@ import org.slf4j.LoggerFactory;
  * each to {@code changeArrived} (the refresher's {@link DirectoryRefresher#refreshSoon()}), which
  * reads the change log at once: changes reach every instance in well under a second. Runs on its
  * own thread with its own connection (not from the pool); it reconnects after a failure and then
- * signals a change too, to catch what it missed meanwhile.
+ * signals a change too, to catch what it missed meanwhile. The first failure to listen (a lost
+ * connection, or a first connection that could not be made) is signalled as well, once, so that the
+ * refresher looks at the database and health tells of an outage at once.
  */
 public final class ChangeListener implements AutoCloseable {
 
@@ -32,6 +34,8 @@ public final class ChangeListener implements AutoCloseable {
     private final Thread thread;
     private volatile boolean closed;
     private volatile boolean listening;
+    /** Whether the refresher has been told of the current failure to listen; the listener's thread only. */
+    private boolean failureSignalled;
 
     public ChangeListener(DatabaseEndpoint endpoint, Runnable changeArrived, Duration retryDelay) {
         this.endpoint = endpoint;
@@ -58,6 +62,7 @@ public final class ChangeListener implements AutoCloseable {
                     s.execute("LISTEN " + CHANNEL);
                 }
                 listening = true;
+                failureSignalled = false;
                 changeArrived.run();
                 PGConnection pg = connection.unwrap(PGConnection.class);
                 long lastCheck = System.nanoTime();
@@ -77,8 +82,12 @@ public final class ChangeListener implements AutoCloseable {
             } catch (SQLException e) {
                 if (!closed) {
                     log.debug("Change listener lost its connection; reconnecting in {} ms", retryDelay.toMillis(), e);
-                    if (listening) {
-                        // The database may be gone: let the refresher find out and say so in health.
+                    if (!failureSignalled) {
+                        // The database may be gone: let the refresher find out and say so in health. Also
+                        // when this listener never got to connect (the database went first, or this thread
+                        // was late on a busy machine): otherwise nothing would look before the next periodic
+                        // refresh. Once per outage: the refresher retries on its own.
+                        failureSignalled = true;
                         changeArrived.run();
                     }
                 }
