@@ -1,6 +1,7 @@
 package dev.tollgate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.jayway.jsonpath.JsonPath;
 import dev.tollgate.testkit.PostgresServer;
@@ -9,6 +10,7 @@ import dev.tollgate.testkit.TestUpstream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -19,7 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@code docs/grafana/tollgate.json} queries only metrics the gateway really exports: every metric
  * name in every panel's query appears in {@code /actuator/prometheus} of a running gateway (database
- * source, so the directory's meters exist too) that has made a decision.
+ * source, so the directory's meters exist too, and one of two regions, so the rebalancer's do) that
+ * has made a decision and whose rebalancer has run.
  */
 class GrafanaDashboardTest {
 
@@ -42,19 +45,25 @@ class GrafanaDashboardTest {
              PostgresServer postgres = PostgresServer.start();
              TestUpstream upstream = new TestUpstream();
              RunningGateway gateway = RunningGateway.start(
-                     DatabaseGateways.properties(postgres, redis.port(), upstream.uri()))) {
+                     RegionGateways.properties("eu", postgres, redis, upstream.uri()))) {
             String key = JsonPath.read(gateway.admin("POST", "/admin/tenants/dash/keys", "{}",
                     DatabaseGateways.ADMIN_TOKEN).body(), "$.key");
             for (int i = 0; i < 4; i++) { // the default rule's burst is 3: three admitted, one rejected
                 gateway.send("POST", "/orders", key);
             }
-            Set<String> exported = new TreeSet<>();
-            for (String line : gateway.management("/actuator/prometheus").body().split("\n")) {
-                if (!line.startsWith("#") && !line.isBlank()) {
-                    exported.add(line.split("[{ ]", 2)[0]);
-                }
-            }
-            assertThat(exported).as("metrics the gateway exports").containsAll(queried);
+            // The rebalancer runs every second here; its meters appear with its first run.
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
+                    assertThat(exported(gateway)).as("metrics the gateway exports").containsAll(queried));
         }
+    }
+
+    private static Set<String> exported(RunningGateway gateway) {
+        Set<String> exported = new TreeSet<>();
+        for (String line : gateway.management("/actuator/prometheus").body().split("\n")) {
+            if (!line.startsWith("#") && !line.isBlank()) {
+                exported.add(line.split("[{ ]", 2)[0]);
+            }
+        }
+        return exported;
     }
 }
