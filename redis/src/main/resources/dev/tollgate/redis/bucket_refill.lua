@@ -81,12 +81,12 @@ end
 -- Writes a bucket refilled by refilled_bucket and then taken from (an admission, a lease), with an
 -- expiry that lets the key outlive the time the bucket takes to be full again: then a missing
 -- bucket is the same as a full one. The expiry set is twice the time to fill from empty, plus any
--- catch-up wait (lag), which puts it at ts + 2 × fill_millis, and it is remembered in `xp`. It is set again only when the one in place
--- (xp) could come before the bucket is full: so a key written often costs one PEXPIRE per fill time
--- or so, not one per write. A bucket without xp (new, or written by an older version) gets one, and
--- so does one whose xp lies beyond any expiry this would set (not ours, or corrupt) or is not a
--- number. The margin covers the difference between the script's TIME and the clock Redis expires
--- keys by.
+-- catch-up wait (lag), which puts it at ts + 2 × fill_millis, and it is remembered in `xp`. It is
+-- set again only when the one in place (xp) could come before the bucket is full: so a key written
+-- often costs one PEXPIRE per fill time or so, not one per write. A bucket without xp (new, or
+-- written by an older version) gets one, and so does one whose xp lies beyond any expiry this would
+-- set (not ours, or corrupt) or is not a number. The margin covers the difference between the
+-- script's TIME and the clock Redis expires keys by.
 local EXPIRY_MARGIN_MILLIS = 2
 local function store_bucket(key, tokens, ts, xp, capacity, rate, lag, fill_millis)
   local expires_at = ts + 2 * fill_millis

@@ -16,7 +16,6 @@ import dev.tollgate.spring.localstate.LocalStateDirectory;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
@@ -26,12 +25,9 @@ import org.springframework.core.env.Environment;
 /**
  * {@code tollgate.source=database} (the default): rules and hashed API keys in PostgreSQL, held in
  * memory by the {@link Directory} and kept fresh by the {@link DirectoryRefresher} and the
- * {@link ChangeListener}. Nothing here needs the database to be up when the gateway starts. None of
- * it exists with {@code tollgate.enabled=false}: a gateway with the limiter off has no use for rules
- * or keys, so it must not need PostgreSQL either.
+ * {@link ChangeListener}. Nothing here needs the database to be up when the gateway starts.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnBooleanProperty(name = "tollgate.enabled", matchIfMissing = true)
 @ConditionalOnProperty(name = "tollgate.source", havingValue = "database", matchIfMissing = true)
 class DatabaseDirectoryConfiguration {
 

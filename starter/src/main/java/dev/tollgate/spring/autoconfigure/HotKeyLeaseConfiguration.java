@@ -17,8 +17,7 @@ import org.springframework.context.annotation.Configuration;
  * neither the leasing store nor its thread exists.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(name = {"tollgate.enabled", "tollgate.hot-keys.leases.enabled"}, havingValue = "true",
-        matchIfMissing = true)
+@ConditionalOnProperty(name = "tollgate.hot-keys.leases.enabled", havingValue = "true", matchIfMissing = true)
 class HotKeyLeaseConfiguration {
 
     @Bean(destroyMethod = "close")

@@ -5,13 +5,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
-/**
- * The folder of {@code tollgate.local-state.*}, unless {@code tollgate.local-state.enabled=false} or the
- * limiter is off ({@code tollgate.enabled=false}: nothing would be saved there).
- */
+/** The folder of {@code tollgate.local-state.*}, unless {@code tollgate.local-state.enabled=false}. */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(name = {"tollgate.enabled", "tollgate.local-state.enabled"}, havingValue = "true",
-        matchIfMissing = true)
+@ConditionalOnProperty(name = "tollgate.local-state.enabled", havingValue = "true", matchIfMissing = true)
 class LocalStateConfiguration {
 
     @Bean

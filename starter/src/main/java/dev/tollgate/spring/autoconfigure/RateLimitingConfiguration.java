@@ -46,14 +46,10 @@ import org.springframework.context.annotation.Primary;
 
 /**
  * Wires the limiter: the Redis path and its local fallback, metrics, the global rate-limit filter
- * and the {@link TollgateRateLimiter} for Spring Cloud Gateway's {@code RequestRateLimiter}. With
- * {@code tollgate.enabled=false} none of it exists (nor does {@link RedisStoreConfiguration}): the
- * gateway forwards without limiting, opens no Redis connection, and, above all, sends no heartbeat,
- * so it is not counted among the instances the local fallback divides limits by. The benchmark's
- * "no limiter" baseline is this very application with the switch off.
+ * and the {@link TollgateRateLimiter} for Spring Cloud Gateway's {@code RequestRateLimiter}. Part of
+ * {@link LimiterOnConfiguration}: none of it exists with {@code tollgate.enabled=false}.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(name = "tollgate.enabled", havingValue = "true", matchIfMissing = true)
 class RateLimitingConfiguration {
 
     @Bean

@@ -34,7 +34,8 @@ import org.springframework.validation.annotation.Validated;
 @Validated
 public record RedisGuardProperties(
         @DefaultValue("5ms") @DurationMin(nanos = 1) Duration timeout,
-        @DefaultValue("2") @Min(0) @Max(RedisBucketStore.MAX_WAIT_TURNS) int batchWaitTurns,
+        @DefaultValue("" + RedisBucketStore.DEFAULT_WAIT_TURNS) @Min(0) @Max(RedisBucketStore.MAX_WAIT_TURNS)
+        int batchWaitTurns,
         @DefaultValue("1s") @DurationMin(nanos = 1) Duration connectRetryDelay,
         @DefaultValue("5s") @DurationMin(nanos = 0) Duration startupWait,
         @DefaultValue("1s") @DurationMin(nanos = 1) Duration reconnectMaxDelay,

@@ -25,7 +25,6 @@ import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 import org.springframework.context.annotation.Bean;
@@ -41,7 +40,6 @@ import reactor.netty.resources.LoopResources;
  * application's own Redis client. Redis need not be up when the gateway starts.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(name = "tollgate.enabled", havingValue = "true", matchIfMissing = true)
 class RedisStoreConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(RedisStoreConfiguration.class);

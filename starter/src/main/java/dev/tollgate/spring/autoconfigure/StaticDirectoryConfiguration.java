@@ -5,7 +5,6 @@ import dev.tollgate.spring.directory.RulesReadinessIndicator;
 import dev.tollgate.spring.tenant.KeyNamesTenantResolver;
 import dev.tollgate.spring.tenant.TenantResolver;
 import org.slf4j.LoggerFactory;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
@@ -14,10 +13,9 @@ import org.springframework.context.annotation.Configuration;
 /**
  * {@code tollgate.source=static}: rules from {@code tollgate.rules}, and the API key names the
  * tenant, as in the README's demo. No database. For trials and benchmarks: anyone who knows a tenant's
- * name can spend its quota. None of it exists with {@code tollgate.enabled=false}.
+ * name can spend its quota.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnBooleanProperty(name = "tollgate.enabled", matchIfMissing = true)
 @ConditionalOnProperty(name = "tollgate.source", havingValue = "static")
 class StaticDirectoryConfiguration {
 

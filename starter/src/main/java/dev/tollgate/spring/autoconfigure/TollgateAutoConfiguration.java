@@ -12,7 +12,7 @@ import org.springframework.context.annotation.Import;
  * {@code RequestRateLimiter} filter, health and metrics, and the edge ({@link EdgeConfiguration}): one
  * canonical path per request before routing. Each piece backs off when the application
  * defines a bean of the same type; {@code tollgate.enabled=false} turns the limiter off altogether
- * (then nothing of it is built, nor anything that reads PostgreSQL or Redis; the edge stays).
+ * ({@link LimiterOnConfiguration}: nothing that reads PostgreSQL or Redis is built; the edge stays).
  *
  * <p>Runs after Spring Boot's Redis auto-configuration, whose Lettuce client (built from
  * {@code spring.data.redis.*}) Tollgate opens its connection on.
@@ -21,8 +21,6 @@ import org.springframework.context.annotation.Import;
 @EnableConfigurationProperties({TollgateProperties.class, ObservabilityProperties.class, DirectoryProperties.class,
         RedisGuardProperties.class, FallbackProperties.class, HotKeyProperties.class, AdminProperties.class,
         LocalStateProperties.class, EdgeProperties.class})
-@Import({LocalStateConfiguration.class, DatabaseDirectoryConfiguration.class, StaticDirectoryConfiguration.class,
-        RedisStoreConfiguration.class, HotKeyLeaseConfiguration.class, RateLimitingConfiguration.class,
-        EdgeConfiguration.class, LimiterOffConfiguration.class})
+@Import({LimiterOnConfiguration.class, LimiterOffConfiguration.class, EdgeConfiguration.class})
 public class TollgateAutoConfiguration {
 }

@@ -1,0 +1,20 @@
+package dev.tollgate.spring.autoconfigure;
+
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+
+/**
+ * Everything of the limiter, behind its one switch: rules and keys (from PostgreSQL or from
+ * configuration), the local-state folder, the Redis path, token leases, the filter, metrics and
+ * health. With {@code tollgate.enabled=false} none of it exists ({@link LimiterOffConfiguration} takes
+ * over): the gateway forwards without limiting, reads no rules or keys, opens no Redis connection and,
+ * above all, sends no heartbeat, so it is not counted among the instances the local fallback divides
+ * limits by. The benchmark's "no limiter" baseline is this very application with the switch off.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnBooleanProperty(name = "tollgate.enabled", matchIfMissing = true)
+@Import({LocalStateConfiguration.class, DatabaseDirectoryConfiguration.class, StaticDirectoryConfiguration.class,
+        RedisStoreConfiguration.class, HotKeyLeaseConfiguration.class, RateLimitingConfiguration.class})
+class LimiterOnConfiguration {
+}
