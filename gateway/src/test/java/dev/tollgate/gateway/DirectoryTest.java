@@ -226,4 +226,52 @@ class DirectoryTest {
         String prometheus = b.management("/actuator/prometheus").body();
         assertThat(prometheus).containsPattern("tollgate_directory_rejected_rows_total [1-9]");
     }
+
+    @Test
+    void idsWrittenWithSqlThatTheAdminApiWouldRefuseAreSkippedLoggedAndCounted() throws Exception {
+        String crlfKey = "tg_crlf-tenant-key";
+        String unicodeKey = "tg_unicode-tenant-key";
+        String fineKey = "tg_fine-tenant-key";
+        double before = rejectedRows(b);
+        try (Connection c = postgres.connect(); Statement s = c.createStatement()) {
+            s.executeUpdate("INSERT INTO rate_limit_rule (tenant_id, route_id, capacity, refill_per_second) VALUES"
+                    + " (E'forged\\r\\nINFO line', 'create-order', 9, 1), ('shop\u012da', 'create-order', 9, 1),"
+                    + " ('spaced', 'a route', 9, 1), ('sql-fine', 'create-order', 8, 1)");
+            s.executeUpdate("INSERT INTO api_key (key_hash, tenant_id, label) VALUES"
+                    + " ('" + dev.tollgate.spring.directory.ApiKeys.hash(crlfKey) + "', E'evil\\r\\nX-Injected: 1', 'sql'),"
+                    + " ('" + dev.tollgate.spring.directory.ApiKeys.hash(unicodeKey) + "', 'shop\u012da', 'sql'),"
+                    + " ('" + dev.tollgate.spring.directory.ApiKeys.hash(fineKey) + "', 'sql-fine', 'sql')");
+        }
+        await().atMost(NOTIFIED).until(() -> b.send("GET", "/catalog/sql", fineKey).statusCode() == 200
+                && ruleSeenBy(b, "sql-fine", "create-order").capacity() == 8);
+        assertThat(upstream.last().header("X-Tenant-Id")).containsExactly("sql-fine");
+
+        // Never loaded: the keys are unknown (401, not a 500 on every request), the rules are not there.
+        for (String key : List.of(crlfKey, unicodeKey)) {
+            HttpResponse<String> refused = b.send("GET", "/catalog/sql", key);
+            assertThat(refused.statusCode()).as(key).isEqualTo(401);
+            assertThat(refused.body()).contains("urn:tollgate:problem:unknown-api-key");
+        }
+        assertThat(ruleSeenBy(b, "forged\r\nINFO line", "create-order").capacity()).isEqualTo(3);
+        assertThat(ruleSeenBy(b, "shop\u012da", "create-order").capacity()).isEqualTo(3);
+        assertThat(ruleSeenBy(b, "spaced", "a route").capacity()).isEqualTo(3);
+        assertThat(rejectedRows(b) - before).isGreaterThanOrEqualTo(5);
+
+        // Also on a full load, as at start.
+        RunningGateway fresh = RunningGateway.start(DatabaseGateways.properties(postgres, redis.port(), upstream.uri()));
+        try {
+            assertThat(fresh.send("GET", "/catalog/sql", crlfKey).statusCode()).isEqualTo(401);
+            assertThat(fresh.send("GET", "/catalog/sql", fineKey).statusCode()).isEqualTo(200);
+            assertThat(ruleSeenBy(fresh, "shop\u012da", "create-order").capacity()).isEqualTo(3);
+            assertThat(rejectedRows(fresh)).isGreaterThanOrEqualTo(5);
+        } finally {
+            fresh.close();
+        }
+    }
+
+    private static double rejectedRows(RunningGateway gateway) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^tollgate_directory_rejected_rows_total (\\S+)$")
+                .matcher(gateway.management("/actuator/prometheus").body());
+        return m.find() ? Double.parseDouble(m.group(1)) : 0;
+    }
 }

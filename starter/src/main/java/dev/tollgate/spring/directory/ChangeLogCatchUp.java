@@ -83,7 +83,7 @@ final class ChangeLogCatchUp {
         // Re-reading rows already applied is harmless: each is read as it is now.
         return Optional.of(new DirectorySnapshot(DirectorySnapshot.Origin.DATABASE,
                 current.rules().withChanges(repository.currentRules(scopes, malformedRows)),
-                current.tenantByKey().with(repository.currentKeys(keys)),
+                current.tenantByKey().with(repository.currentKeys(keys, malformedRows)),
                 cursor));
     }
 }

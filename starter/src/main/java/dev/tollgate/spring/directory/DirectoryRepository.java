@@ -94,7 +94,10 @@ public final class DirectoryRepository {
                     s.setFetchSize(FETCH_SIZE);
                     try (ResultSet rs = s.executeQuery()) {
                         while (rs.next()) {
-                            keys.put(rs.getString(1), rs.getString(2));
+                            String tenant = keyTenant(rs, badRow);
+                            if (tenant != null) {
+                                keys.put(rs.getString(1), tenant);
+                            }
                         }
                     }
                 }
@@ -150,8 +153,11 @@ public final class DirectoryRepository {
         return current;
     }
 
-    /** The tenant of each key hash: present while the key is active, empty once revoked or deleted. */
-    public Map<String, Optional<String>> currentKeys(Set<String> keyHashes) {
+    /**
+     * The tenant of each key hash: present while the key is active, empty once revoked or deleted, or
+     * if its row names a tenant id the admin API would refuse (reported to {@code badRow}).
+     */
+    public Map<String, Optional<String>> currentKeys(Set<String> keyHashes, Consumer<String> badRow) {
         Map<String, Optional<String>> current = new HashMap<>();
         for (String hash : keyHashes) {
             current.put(hash, Optional.empty());
@@ -165,7 +171,10 @@ public final class DirectoryRepository {
             s.setArray(1, con.createArrayOf("bpchar", keyHashes.toArray()));
             return s;
         }, rs -> {
-            current.put(rs.getString(1), Optional.of(rs.getString(2)));
+            String tenant = keyTenant(rs, badRow);
+            if (tenant != null) {
+                current.put(rs.getString(1), Optional.of(tenant));
+            }
         });
         return current;
     }
@@ -255,9 +264,18 @@ public final class DirectoryRepository {
                 (rs, i) -> storedKey(rs), id).stream().findFirst();
     }
 
+    /**
+     * The rule of a row, or null if the row breaks a rule's constraints or names a tenant or route id
+     * the admin API would refuse: such an id, written with SQL, could carry a line break into a log
+     * line or a header, or collide with another once encoded.
+     */
     private static ScopedRule scopedRule(ResultSet rs, Consumer<String> badRow) throws SQLException {
         String tenant = rs.getString(1);
         String route = rs.getString(2);
+        if (!Ids.isValidTenant(tenant) || !Ids.isValidRoute(route)) {
+            badRow.accept("rule for tenant '" + tenant + "' route '" + route + "': ids must be " + Ids.rule());
+            return null;
+        }
         try {
             return new ScopedRule(tenant, route,
                     new RateLimitRule(rs.getLong(3), rs.getBigDecimal(4).doubleValue(), rs.getLong(5), rs.getBoolean(6),
@@ -266,6 +284,19 @@ public final class DirectoryRepository {
             badRow.accept("rule for tenant '" + tenant + "' route '" + route + "': " + e.getMessage());
             return null;
         }
+    }
+
+    /** The tenant id of a key row (key hash, tenant id), or null if the admin API would refuse it. */
+    private static String keyTenant(ResultSet rs, Consumer<String> badRow) throws SQLException {
+        String tenant = rs.getString(2);
+        if (Ids.isValidTenant(tenant)) {
+            return tenant;
+        }
+        // Never the hash in full: it identifies a live key.
+        String hash = rs.getString(1);
+        badRow.accept("API key " + hash.substring(0, Math.min(8, hash.length())) + "... of tenant '" + tenant
+                + "': ids must be " + Ids.rule());
+        return null;
     }
 
     private static StoredRule storedRule(ResultSet rs) throws SQLException {

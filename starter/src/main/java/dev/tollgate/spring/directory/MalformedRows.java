@@ -1,5 +1,6 @@
 package dev.tollgate.spring.directory;
 
+import dev.tollgate.core.LogText;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.function.Consumer;
@@ -7,9 +8,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where rule rows that break a rule's constraints are reported (possible only if someone wrote to
- * the table around the admin API): each is skipped, logged at WARN and counted in
- * {@code tollgate.directory.rejected.rows}; the rest of the load goes on.
+ * Where rows the admin API would have refused are reported (possible only if someone wrote to the
+ * tables around it): a rule that breaks a rule's constraints, a rule or key naming a tenant or route
+ * id outside {@link Ids}. Each is skipped, logged at WARN (the row's text escaped: an id written with
+ * SQL may hold a line break) and counted in {@code tollgate.directory.rejected.rows}; the rest of the
+ * load goes on.
  */
 final class MalformedRows implements Consumer<String> {
 
@@ -19,13 +22,13 @@ final class MalformedRows implements Consumer<String> {
 
     MalformedRows(MeterRegistry meters) {
         this.counter = Counter.builder("tollgate.directory.rejected.rows")
-                .description("Rule rows skipped because they break a rule's constraints")
+                .description("Rule and key rows skipped because the admin API would have refused them")
                 .register(meters);
     }
 
     @Override
     public void accept(String problem) {
         counter.increment();
-        log.warn("Skipped a malformed row: {}", problem);
+        log.warn("Skipped a malformed row: {}", LogText.escape(problem, 300));
     }
 }
