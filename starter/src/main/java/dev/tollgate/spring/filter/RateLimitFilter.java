@@ -3,6 +3,7 @@ package dev.tollgate.spring.filter;
 import dev.tollgate.core.Decision;
 import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.spring.tenant.TenantResolver;
+import java.util.List;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.cloud.gateway.route.Route;
@@ -15,7 +16,8 @@ import org.springframework.web.server.ServerWebExchange;
 import reactor.core.publisher.Mono;
 
 /**
- * Limits every routed request: the tenant comes from the API key header, the route from the route
+ * Limits every routed request: the tenant comes from the API key header (sent once: a request with two
+ * is answered 400 {@code urn:tollgate:problem:repeated-api-key}), the route from the route
  * Spring Cloud Gateway matched, the rule from the in-memory rule book, and the decision from one
  * Redis call (or from the local fallback; see {@link LimitEnforcer}). Admitted requests go on with
  * {@code X-RateLimit-Remaining}; the others end here with 429, {@code Retry-After} and a
@@ -34,6 +36,9 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
      */
     public static final String TENANT_ATTRIBUTE = RateLimitFilter.class.getName() + ".tenant";
 
+    /** Problem type of a request with more than one API key header. */
+    static final String REPEATED_API_KEY = "repeated-api-key";
+
     /** Route id used if no route is attached to the exchange (not expected for routed requests). */
     static final String UNKNOWN_ROUTE = "default";
 
@@ -42,6 +47,7 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     private final LimitEnforcer enforcer;
     private final RateLimitHeaders headers;
     private final byte[] missingKeyBody;
+    private final byte[] repeatedKeyBody;
     private final byte[] unknownKeyBody;
     private final byte[] directoryUnavailableBody;
     private final RejectionBodies rejectionBodies = new RejectionBodies();
@@ -54,6 +60,8 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         this.headers = headers;
         this.missingKeyBody = ProblemResponses.serialize(ProblemResponses.problem(HttpStatus.UNAUTHORIZED,
                 "missing-api-key", "The " + apiKeyHeader + " header is required."));
+        this.repeatedKeyBody = ProblemResponses.serialize(ProblemResponses.problem(HttpStatus.BAD_REQUEST,
+                REPEATED_API_KEY, "The " + apiKeyHeader + " header must be sent once, not more."));
         this.unknownKeyBody = ProblemResponses.serialize(ProblemResponses.problem(HttpStatus.UNAUTHORIZED,
                 "unknown-api-key", "The API key in " + apiKeyHeader + " is not valid."));
         this.directoryUnavailableBody = ProblemResponses.serialize(ProblemResponses.problem(
@@ -67,7 +75,12 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, GatewayFilterChain chain) {
-        String apiKey = exchange.getRequest().getHeaders().getFirst(apiKeyHeader);
+        List<String> apiKeys = exchange.getRequest().getHeaders().get(apiKeyHeader);
+        if (apiKeys != null && apiKeys.size() > 1) {
+            // Which one counts would be a guess, and a proxy or backend may guess otherwise.
+            return ProblemResponses.write(exchange.getResponse(), HttpStatus.BAD_REQUEST, repeatedKeyBody);
+        }
+        String apiKey = apiKeys == null ? null : apiKeys.get(0);
         if (apiKey == null || apiKey.isBlank()) {
             return unauthorized(exchange.getResponse(), missingKeyBody);
         }
