@@ -225,6 +225,9 @@ class AdminApiHardeningTest {
         HttpResponse<String> r = request(method, path, "application/json",
                 method.equals("GET") ? null : "{\"capacity\":5,\"refillPerSecond\":1}", "Bearer " + ADMIN_TOKEN);
         assertThat(r.statusCode()).as(r.body()).isBetween(400, 404);
+        // The admin API's own answer, never Spring's default error JSON.
+        assertProblem(r, r.statusCode());
+        assertThat(r.body()).contains("\"type\":\"urn:tollgate:problem:");
         assertThat(rows("rate_limit_rule")).isEqualTo(rules);
         assertThat(rows("api_key")).isEqualTo(keys);
     }

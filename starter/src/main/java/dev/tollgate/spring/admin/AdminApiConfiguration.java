@@ -56,6 +56,11 @@ public class AdminApiConfiguration {
                 .POST("/admin/tenants/{tenant}/keys", handlers::createKey)
                 .GET("/admin/tenants/{tenant}/keys", handlers::listKeys)
                 .DELETE("/admin/keys/{id}", handlers::revokeKey)
+                // Anything else under /admin, such as an id of . or .. (resolved away with the rest of the
+                // path's dot-segments before routing), gets the admin API's own 404, not Spring's default.
+                .route(RequestPredicates.path("/admin/**"), request -> AdminProblems.notFound(
+                        "No admin API resource answers " + request.method().name() + " at this path (ids . and .."
+                                + " cannot be used: as path segments they are resolved away)."))
                 .filter((request, next) -> credentials.matches(request.headers().firstHeader(HttpHeaders.AUTHORIZATION))
                         ? next.handle(request)
                         : AdminProblems.unauthorized())
