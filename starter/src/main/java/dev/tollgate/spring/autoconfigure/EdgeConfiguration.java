@@ -1,8 +1,11 @@
 package dev.tollgate.spring.autoconfigure;
 
+import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.spring.edge.EdgeServerCustomizer;
 import dev.tollgate.spring.edge.HostHeaderFilter;
+import dev.tollgate.spring.edge.MalformedRequestLog;
 import dev.tollgate.spring.edge.PathNormalizingFilter;
+import dev.tollgate.spring.edge.RequestBodyFailureFilter;
 import dev.tollgate.spring.filter.TenantHeadersFilter;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -18,6 +21,13 @@ import org.springframework.context.annotation.Configuration;
  */
 @Configuration(proxyBeanMethods = false)
 class EdgeConfiguration {
+
+    /** A request whose body failed gets its problem+json, not a 500: always on. */
+    @Bean
+    @ConditionalOnMissingBean
+    RequestBodyFailureFilter requestBodyFailureFilter() {
+        return new RequestBodyFailureFilter();
+    }
 
     /** One Host per request (RFC 9112 §3.2): always on. */
     @Bean
@@ -50,15 +60,20 @@ class EdgeConfiguration {
         return new TenantHeadersFilter(forwarding.stripApiKey() ? tollgate.apiKeyHeader() : null, tenantHeader);
     }
 
-    /** Idle and request-read timeouts of the Reactor Netty server Spring Boot starts for the gateway port. */
+    /**
+     * Idle, request-read and request-body timeouts of the Reactor Netty server Spring Boot starts for the
+     * gateway port, and the problem+json answers to requests its HTTP codec cannot parse.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(NettyServerCustomizer.class)
     static class NettyTimeouts {
 
         @Bean
         @ConditionalOnMissingBean
-        EdgeServerCustomizer edgeServerCustomizer(EdgeProperties edge) {
-            return new EdgeServerCustomizer(edge.server().idleTimeout(), edge.server().requestReadTimeout());
+        EdgeServerCustomizer edgeServerCustomizer(EdgeProperties edge, ObservabilityProperties observability) {
+            return new EdgeServerCustomizer(edge.server().idleTimeout(), edge.server().requestReadTimeout(),
+                    edge.server().requestBodyTimeout(), new MalformedRequestLog(
+                            observability.logging().malformedRequestsPerSecond(), MonotonicClock.system()));
         }
     }
 }

@@ -56,9 +56,14 @@ public record EdgeProperties(@DefaultValue PathProperties paths, @DefaultValue F
      * @param idleTimeout        A client connection with no request in progress is closed after this long without a
      *                           byte from the client.
      * @param requestReadTimeout A client connection is closed if a request's head (request line and headers) has not
-     *                           fully arrived this long after its first bytes, or if its body pauses this long.
+     *                           fully arrived this long after its first bytes; a body that pauses this long is
+     *                           answered 408 and its connection closed.
+     * @param requestBodyTimeout A request whose body has not fully arrived this long after its head, however steadily
+     *                           it trickles in, is answered 408 and its connection closed; the request forwarded to
+     *                           the backend is cut, never completed. Raise it for large uploads over slow links.
      */
     public record ServerProperties(@DefaultValue("60s") @DurationMin(millis = 1) Duration idleTimeout,
-                                   @DefaultValue("20s") @DurationMin(millis = 1) Duration requestReadTimeout) {
+                                   @DefaultValue("20s") @DurationMin(millis = 1) Duration requestReadTimeout,
+                                   @DefaultValue("60s") @DurationMin(millis = 1) Duration requestBodyTimeout) {
     }
 }

@@ -16,7 +16,7 @@ import org.springframework.validation.annotation.Validated;
  *
  * @param headers Which rate-limit response headers to send.
  * @param metrics Opt-in per-tenant metrics.
- * @param logging How rejections are logged.
+ * @param logging How rejections and unparseable requests are logged.
  */
 @ConfigurationProperties("tollgate")
 @Validated
@@ -48,9 +48,13 @@ public record ObservabilityProperties(
     }
 
     /**
-     * @param rejectionsPerSecond At most this many rejections are logged per second (with a count of those left
-     *                            out); 0 turns rejection logging off.
+     * @param rejectionsPerSecond        At most this many rejections are logged per second (with a count of those
+     *                                   left out); 0 turns rejection logging off.
+     * @param malformedRequestsPerSecond At most this many requests that could not be parsed as HTTP are logged per
+     *                                   second (with a count of those left out); 0 turns that logging off.
      */
-    public record LoggingProperties(@DefaultValue("5") @DecimalMin("0") @DecimalMax("10000") double rejectionsPerSecond) {
+    public record LoggingProperties(@DefaultValue("5") @DecimalMin("0") @DecimalMax("10000") double rejectionsPerSecond,
+                                    @DefaultValue("5") @DecimalMin("0") @DecimalMax("10000")
+                                    double malformedRequestsPerSecond) {
     }
 }

@@ -11,24 +11,37 @@ import reactor.netty.http.server.HttpServer;
  *       this long is closed (Reactor Netty's idle timeout).</li>
  *   <li>{@code requestReadTimeout}: a request's head must arrive within this long of its first bytes
  *       ({@link RequestHeadTimeoutHandler}), and its body may pause no longer than this between reads
- *       (Reactor Netty's read timeout); otherwise the connection is closed.</li>
+ *       ({@link RequestGuardHandler}: the client gets a 408); otherwise the connection is closed.</li>
+ *   <li>{@code requestBodyTimeout}: a request's body must arrive in full within this long of its head,
+ *       however steadily it trickles in ({@link RequestGuardHandler}); otherwise it fails, the forwarded
+ *       request is cut and the client gets a 408.</li>
  * </ul>
+ * The same {@link RequestGuardHandler} answers requests the HTTP codec cannot parse with problem+json.
  */
 public final class EdgeServerCustomizer implements NettyServerCustomizer {
 
     private final Duration idleTimeout;
     private final Duration requestReadTimeout;
+    private final Duration requestBodyTimeout;
+    private final MalformedRequestLog malformedRequests;
 
-    public EdgeServerCustomizer(Duration idleTimeout, Duration requestReadTimeout) {
+    public EdgeServerCustomizer(Duration idleTimeout, Duration requestReadTimeout, Duration requestBodyTimeout,
+                                MalformedRequestLog malformedRequests) {
         this.idleTimeout = idleTimeout;
         this.requestReadTimeout = requestReadTimeout;
+        this.requestBodyTimeout = requestBodyTimeout;
+        this.malformedRequests = malformedRequests;
     }
 
     @Override
     public HttpServer apply(HttpServer server) {
+        // No Reactor Netty read timeout: RequestGuardHandler times body pauses itself, so that a paused
+        // body fails the forwarded request and gets a 408 rather than a 500.
         return server.idleTimeout(idleTimeout)
-                .readTimeout(requestReadTimeout)
-                .doOnChannelInit((observer, channel, remoteAddress) ->
-                        RequestHeadTimeoutHandler.install(channel.pipeline(), requestReadTimeout));
+                .doOnChannelInit((observer, channel, remoteAddress) -> {
+                    RequestHeadTimeoutHandler.install(channel.pipeline(), requestReadTimeout);
+                    RequestGuardHandler.install(channel.pipeline(), requestBodyTimeout, requestReadTimeout,
+                            malformedRequests);
+                });
     }
 }
