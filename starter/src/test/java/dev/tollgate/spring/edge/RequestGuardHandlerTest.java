@@ -1,0 +1,96 @@
+package dev.tollgate.spring.edge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tollgate.core.ManualClock;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import reactor.netty.NettyPipeline;
+
+class RequestGuardHandlerTest {
+
+    private static EmbeddedChannel channel() {
+        EmbeddedChannel channel = new EmbeddedChannel();
+        channel.pipeline().addLast(NettyPipeline.HttpCodec, new HttpServerCodec());
+        RequestGuardHandler.install(channel.pipeline(), Duration.ofMinutes(1), Duration.ofMinutes(1),
+                new MalformedRequestLog(0, new ManualClock()));
+        return channel;
+    }
+
+    private static String written(EmbeddedChannel channel) {
+        StringBuilder out = new StringBuilder();
+        for (Object msg = channel.readOutbound(); msg != null; msg = channel.readOutbound()) {
+            ByteBuf bytes = (ByteBuf) msg;
+            out.append(bytes.toString(StandardCharsets.ISO_8859_1));
+            bytes.release();
+        }
+        return out.toString();
+    }
+
+    private static ByteBuf bytes(String text) {
+        return Unpooled.copiedBuffer(text, StandardCharsets.ISO_8859_1);
+    }
+
+    @Test
+    void anUnparseableHeadIsAnsweredWithProblemJsonAndTheConnectionClosed() {
+        EmbeddedChannel channel = channel();
+        channel.writeInbound(bytes("GET /a b HTTP/1.1\r\nHost: x\r\n\r\n"));
+        assertThat((Object) channel.readInbound()).as("nothing passed on").isNull();
+        String answer = written(channel);
+        assertThat(answer).startsWith("HTTP/1.1 400 Bad Request\r\n").contains("application/problem+json",
+                "connection: close", "urn:tollgate:problem:malformed-request");
+        assertThat(channel.isOpen()).isFalse();
+    }
+
+    @Test
+    void aRefusalWhileAResponseIsInProgressWaitsForIt() {
+        EmbeddedChannel channel = channel();
+        // A good request, then (pipelined) one with a control character in its target.
+        channel.writeInbound(bytes("GET /first HTTP/1.1\r\nHost: x\r\n\r\nGET /a\u0001 HTTP/1.1\r\nHost: x\r\n\r\n"));
+        assertThat((Object) channel.readInbound()).isInstanceOf(HttpRequest.class);
+        assertThat((Object) channel.readInbound()).isInstanceOf(LastHttpContent.class);
+        assertThat((Object) channel.readInbound()).isNull();
+        assertThat(written(channel)).as("nothing written into the first response").isEmpty();
+
+        DefaultFullHttpResponse first = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                bytes("first"));
+        first.headers().setInt("content-length", 5);
+        channel.writeAndFlush(first);
+        channel.runPendingTasks();
+
+        String answers = written(channel);
+        assertThat(answers).startsWith("HTTP/1.1 200 OK\r\n");
+        assertThat(answers.substring(answers.indexOf("first") + 5)).startsWith("HTTP/1.1 400 Bad Request\r\n")
+                .contains("urn:tollgate:problem:invalid-path");
+        assertThat(channel.isOpen()).isFalse();
+    }
+
+    @Test
+    void hostsReactorNettyCannotReadAreFound() {
+        assertThat(RequestGuardHandler.hasReadablePort("example.org")).isTrue();
+        assertThat(RequestGuardHandler.hasReadablePort("example.org:8080")).isTrue();
+        assertThat(RequestGuardHandler.hasReadablePort("[::1]")).isTrue();
+        assertThat(RequestGuardHandler.hasReadablePort("[::1]:80")).isTrue();
+        assertThat(RequestGuardHandler.hasReadablePort("example.org:")).isFalse();
+        assertThat(RequestGuardHandler.hasReadablePort("[::1]:")).isFalse();
+        assertThat(RequestGuardHandler.hasReadablePort("a:99999999999")).isFalse();
+    }
+
+    @Test
+    void targetsSpringCannotParseAreFound() {
+        assertThat(RequestGuardHandler.hasUnparseableCharacter("/catalog/caf%C3%A9?q=a+b&x=%25")).isFalse();
+        assertThat(RequestGuardHandler.hasUnparseableCharacter("/a\u0000")).isTrue();
+        assertThat(RequestGuardHandler.hasUnparseableCharacter("/a?\u007f")).isTrue();
+        assertThat(RequestGuardHandler.hasUnparseableCharacter("/a\\b")).isTrue();
+    }
+}
