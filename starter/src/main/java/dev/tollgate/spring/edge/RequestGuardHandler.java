@@ -82,6 +82,8 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
     private boolean closing;
     /** A refusal to write once the response in progress is written. */
     private ProblemDetail deferred;
+    /** Whether to close once the response in progress is written (a pipelined request's body failed). */
+    private boolean closeAfterResponse;
 
     RequestGuardHandler(Duration bodyTimeout, Duration bodyIdleTimeout, MalformedRequestLog log) {
         this.bodyTimeoutNanos = bodyTimeout.toNanos();
@@ -265,9 +267,15 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
             ctx.close(); // its response is written already: nothing waits for the body
             return;
         }
+        if (inProgress > 1) {
+            // A pipelined request, still queued by Reactor Netty behind an earlier one's response: once
+            // that is written, closing cuts this one (its body fails as the connection goes).
+            closeAfterResponse = true;
+            return;
+        }
         ctx.channel().attr(RequestBodyFailure.ATTRIBUTE).set(failure);
         ctx.fireExceptionCaught(failure); // Reactor Netty fails the request's body stream with it
-        if (inProgress == 1 && responseStarted) {
+        if (responseStarted) {
             ctx.close(); // a response has begun that can no longer be finished properly
         }
     }
@@ -293,6 +301,10 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
             inProgress--;
         }
         responseStarted = false;
+        if (closeAfterResponse) {
+            ctx.close();
+            return;
+        }
         if (inProgress == 0 && deferred != null) {
             ProblemDetail refusal = deferred;
             deferred = null;

@@ -76,6 +76,41 @@ class RequestGuardHandlerTest {
     }
 
     @Test
+    void aBadChunkFailsTheBodyInsteadOfEndingIt() {
+        EmbeddedChannel channel = channel();
+        channel.writeInbound(bytes("POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n"));
+        assertThat((Object) channel.readInbound()).isInstanceOf(HttpRequest.class);
+        io.netty.handler.codec.http.HttpContent hello = channel.readInbound();
+        assertThat(hello.content().toString(StandardCharsets.ISO_8859_1)).isEqualTo("hello");
+        hello.release();
+
+        // Raised into the pipeline, where Reactor Netty fails the request's body stream with it.
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> channel.writeInbound(bytes("zz\r\n")))
+                .isInstanceOf(RequestBodyFailure.class);
+        assertThat((Object) channel.readInbound()).as("no end of body passed on").isNull();
+        assertThat(channel.attr(RequestBodyFailure.ATTRIBUTE).get().status().value()).isEqualTo(400);
+        assertThat(channel.isOpen()).as("left open for the 400, which Spring writes").isTrue();
+        channel.finishAndReleaseAll();
+    }
+
+    @Test
+    void aPipelinedRequestsBadChunkClosesTheConnectionAfterTheResponseBeforeIt() {
+        EmbeddedChannel channel = channel();
+        channel.writeInbound(bytes("GET /first HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"));
+        channel.checkException(); // nothing raised into the first request's stream
+        DefaultFullHttpResponse first = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                bytes("first"));
+        first.headers().setInt("content-length", 5);
+        assertThat(channel.isOpen()).isTrue();
+        channel.writeAndFlush(first);
+        channel.runPendingTasks();
+        assertThat(written(channel)).startsWith("HTTP/1.1 200 OK\r\n");
+        assertThat(channel.isOpen()).isFalse();
+        channel.finishAndReleaseAll();
+    }
+
+    @Test
     void hostsReactorNettyCannotReadAreFound() {
         assertThat(RequestGuardHandler.hasReadablePort("example.org")).isTrue();
         assertThat(RequestGuardHandler.hasReadablePort("example.org:8080")).isTrue();
