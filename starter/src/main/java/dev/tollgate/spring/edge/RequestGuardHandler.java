@@ -137,7 +137,7 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
                 log.malformed(ctx.channel().remoteAddress(), "body", result.cause());
                 content.release();
                 failBody(ctx, new RequestBodyFailure(HttpStatus.BAD_REQUEST, MALFORMED_REQUEST,
-                        "The request body could not be parsed as HTTP/1.1; nothing of it was delivered."));
+                        "The request body could not be parsed as HTTP/1.1; the request was not forwarded whole."));
                 return;
             }
             lastBodyRead = System.nanoTime();
@@ -235,7 +235,7 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
         if (bodyInProgress && !closing) {
             failBody(ctx, new RequestBodyFailure(HttpStatus.REQUEST_TIMEOUT, BODY_TIMEOUT,
                     "The request body did not arrive within " + bodyTimeoutText + " of the request's head;"
-                            + " nothing of it was delivered."));
+                            + " the request was not forwarded whole."));
         }
     }
 
@@ -252,7 +252,7 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
             return;
         }
         failBody(ctx, new RequestBodyFailure(HttpStatus.REQUEST_TIMEOUT, BODY_TIMEOUT,
-                "The request body paused for longer than " + bodyIdleText + "; nothing of it was delivered."));
+                "The request body paused for longer than " + bodyIdleText + "; the request was not forwarded whole."));
     }
 
     /**
