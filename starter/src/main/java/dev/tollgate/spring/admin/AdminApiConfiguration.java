@@ -56,6 +56,7 @@ public class AdminApiConfiguration {
                 .POST("/admin/tenants/{tenant}/keys", handlers::createKey)
                 .GET("/admin/tenants/{tenant}/keys", handlers::listKeys)
                 .DELETE("/admin/keys/{id}", handlers::revokeKey)
+                .GET("/admin/regions/shares", handlers::regionShares)
                 .filter((request, next) -> credentials.matches(request.headers().firstHeader(HttpHeaders.AUTHORIZATION))
                         ? next.handle(request)
                         : AdminProblems.unauthorized())
