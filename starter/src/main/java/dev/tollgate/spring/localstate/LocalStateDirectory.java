@@ -239,7 +239,13 @@ public final class LocalStateDirectory {
             return;
         }
         try {
-            Files.createDirectories(directory);
+            if (directory.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+                // Every folder created on the way is owner-only too (~/.tollgate, ~/.tollgate/local-state).
+                Files.createDirectories(directory,
+                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            } else {
+                Files.createDirectories(directory);
+            }
             ownerOnly(directory, "rwx------");
         } catch (FileAlreadyExistsException e) {
             throw new IOException(directory + " exists and is not a folder", e);

@@ -31,6 +31,8 @@ class LocalStateDirectoryTest {
         assertThat(read(state, "f")).isEqualTo("second");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(state.file("f")))).isEqualTo("rw-------");
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(state.directory()))).isEqualTo("rwx------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(temporary.resolve("nested"))))
+                .isEqualTo("rwx------");
         try (var files = Files.list(state.directory())) {
             assertThat(files).containsExactly(state.file("f"));
         }
