@@ -72,10 +72,14 @@ public final class LocalStateDirectory {
         this.directory = directory.toAbsolutePath().normalize();
         this.key = key;
         this.owner = owner;
+        String unsafe;
         try {
-            checkFolder();
+            unsafe = unsafeFolder();
         } catch (IOException e) {
-            throw new UnsafeLocalStateException(this.directory + " cannot be checked (" + e + ")");
+            unsafe = "tollgate.local-state.directory " + this.directory + " cannot be checked (" + e + ")";
+        }
+        if (unsafe != null) {
+            throw new UnsafeLocalStateException(unsafe);
         }
     }
 
@@ -172,10 +176,9 @@ public final class LocalStateDirectory {
         if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
             return Optional.empty();
         }
-        try {
-            checkFolder();
-        } catch (UnsafeLocalStateException e) {
-            throw new RefusedFileException(e.getMessage());
+        String unsafeFolder = unsafeFolder();
+        if (unsafeFolder != null) {
+            throw new RefusedFileException(unsafeFolder);
         }
         String unsafe = unsafe(path, false);
         if (unsafe != null) {
@@ -235,7 +238,10 @@ public final class LocalStateDirectory {
 
     private void createDirectory() throws IOException {
         if (Files.isDirectory(directory, LinkOption.NOFOLLOW_LINKS)) {
-            checkFolder();
+            String unsafe = unsafeFolder();
+            if (unsafe != null) {
+                throw new IOException(unsafe);
+            }
             return;
         }
         try {
@@ -252,15 +258,13 @@ public final class LocalStateDirectory {
         }
     }
 
-    /** Refuses the folder if it exists and is not private to the owner. */
-    private void checkFolder() throws IOException {
+    /** Why the folder must not be used (it exists and is not private to the owner), or null. */
+    private String unsafeFolder() throws IOException {
         if (!Files.exists(directory, LinkOption.NOFOLLOW_LINKS)) {
-            return;
+            return null;
         }
         String unsafe = unsafe(directory, true);
-        if (unsafe != null) {
-            throw new UnsafeLocalStateException("tollgate.local-state.directory " + directory + " " + unsafe);
-        }
+        return unsafe == null ? null : "tollgate.local-state.directory " + directory + " " + unsafe;
     }
 
     /** Why {@code path} must not be trusted, or null: not of its kind, another's, or writable by others. */

@@ -72,6 +72,20 @@ class LocalStateDirectoryTest {
     }
 
     @Test
+    void aFolderThatOthersMayWriteOnceStartedIsNeitherWrittenNorRead() throws IOException {
+        LocalStateDirectory state = new LocalStateDirectory(temporary, KEY);
+        state.write("f", out -> out.write(1));
+        Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rwxrwxrwx"));
+
+        // An IOException, as for a full disk: its writers log it and go on.
+        assertThatThrownBy(() -> state.write("f", out -> out.write(2))).isExactlyInstanceOf(IOException.class)
+                .hasMessageContaining("is writable by group or others");
+        assertThatThrownBy(() -> state.read("f")).isInstanceOf(RefusedFileException.class)
+                .hasMessageContaining("is writable by group or others");
+        Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString("rwx------"));
+    }
+
+    @Test
     void aFolderOwnedByAnotherUserIsRefused() throws IOException {
         Path theirs = Files.createDirectory(temporary.resolve("theirs"));
         Files.setPosixFilePermissions(theirs, PosixFilePermissions.fromString("rwx------"));
