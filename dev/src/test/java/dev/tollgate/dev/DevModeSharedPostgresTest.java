@@ -6,9 +6,11 @@ import dev.tollgate.spring.directory.DatabaseEndpoint;
 import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -17,11 +19,16 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 class DevModeSharedPostgresTest {
 
+    /** Not the home folder: tests leave nothing behind. */
+    @TempDir
+    Path localState;
+
     @Test
     void withAPostgresUrlDevModeStartsNoneAndUsesThatOne() {
         try (PostgresServer shared = PostgresServer.start();
              ConfigurableApplicationContext dev = TollgateDevMode.application().run("--server.port=0",
                      "--management.server.port=0", "--spring.main.banner-mode=off",
+                     "--tollgate.local-state.directory=" + localState,
                      "--tollgate.dev.postgres.url=" + shared.jdbcUrl())) {
             assertThat(dev.getBeansOfType(PostgresServer.class)).isEmpty();
             assertThat(dev.getBean(DatabaseEndpoint.class).url()).isEqualTo(shared.jdbcUrl());

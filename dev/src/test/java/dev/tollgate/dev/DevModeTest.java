@@ -11,10 +11,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -25,12 +27,17 @@ class DevModeTest {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
+    /** Not the home folder: tests leave nothing behind. */
+    @TempDir
+    Path localState;
+
     @Test
     void theDemoCurlLoopPrints200_200_429AndEverythingStopsWithTheGateway() throws Exception {
         RedisServer devRedis;
         PostgresServer devPostgres;
         try (ConfigurableApplicationContext dev = TollgateDevMode.application()
-                .run("--server.port=0", "--management.server.port=0", "--spring.main.banner-mode=off")) {
+                .run("--server.port=0", "--management.server.port=0", "--spring.main.banner-mode=off",
+                        "--tollgate.local-state.directory=" + localState)) {
             int port = Integer.parseInt(dev.getEnvironment().getRequiredProperty("local.server.port"));
             devRedis = dev.getBean(RedisServer.class);
             devPostgres = dev.getBean(PostgresServer.class);

@@ -13,6 +13,7 @@ import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
 import dev.tollgate.testkit.TestUpstream;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -133,7 +134,8 @@ class FallbackInstanceCountTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> instances(a).count() == 2 && instances(b).count() == 2);
             Path saved = localState.resolve("instance-count");
             await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(saved)
-                    && Files.readString(saved).endsWith("\n2\n"));
+                    && new String(Files.readAllBytes(saved), StandardCharsets.ISO_8859_1)
+                            .startsWith("tollgate-instance-count 2\n2\n"));
         }
         redis.kill();
 

@@ -3,6 +3,7 @@ package dev.tollgate.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.jayway.jsonpath.JsonPath;
 import dev.tollgate.core.region.RegionShares;
 import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.spring.instances.LiveInstances;
@@ -135,8 +136,21 @@ class MultiRegionFailureTest {
             try {
                 await().atMost(Duration.ofSeconds(10)).until(() -> all().stream().allMatch(g ->
                         g.management("/actuator/health/region").body().contains("DEGRADED")));
-                assertThat(us1.management("/actuator/health/region").body())
-                        .contains("PostgreSQL unreachable: the last shares read stay in force");
+                String regionHealth = us1.management("/actuator/health/region").body();
+                assertThat(regionHealth).contains("PostgreSQL unreachable: the last shares read stay in force")
+                        .contains("PostgreSQL is unreachable: this region enforces the last shares read")
+                        .doesNotContain("Redis");
+                // The shares in force, from the instance's memory, with the database gone.
+                for (RunningGateway g : all()) {
+                    HttpResponse<String> inForce = g.admin("GET", "/admin/regions/shares?tenant=steady", null,
+                            DatabaseGateways.ADMIN_TOKEN);
+                    assertThat(inForce.statusCode()).as(inForce.body()).isEqualTo(200);
+                    assertThat(JsonPath.<String>read(inForce.body(), "$.buckets[0].route")).isEqualTo("create-order");
+                    assertThat(JsonPath.<Double>read(inForce.body(), "$.buckets[0].shares.eu"))
+                            .isEqualTo(lastRead.fractions().get("eu"));
+                    assertThat(JsonPath.<Double>read(inForce.body(), "$.defaultShares.eu")).isEqualTo(0.5);
+                    assertThat(JsonPath.<Integer>read(inForce.body(), "$.total")).isEqualTo(1);
+                }
                 await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> all().stream()
                         .allMatch(g -> RegionGateways.shares(g, "steady", "create-order").equals(lastRead)));
                 long euCapacity = 20L * lastRead.ppm("eu") / 1_000_000;

@@ -29,6 +29,8 @@ final class RunningGateway implements AutoCloseable {
 
     /** Property naming the folder an instance keeps its saved snapshot and instance count in. */
     static final String LOCAL_STATE = "tollgate.local-state.directory";
+    /** Property naming the secret its files are authenticated with (the testkit's PostgreSQL has no password). */
+    static final String LOCAL_STATE_SECRET = "tollgate.local-state.secret";
 
     private final ConfigurableApplicationContext context;
     private final int port;
@@ -51,6 +53,7 @@ final class RunningGateway implements AutoCloseable {
         all.put("management.server.port", "0");
         all.put("spring.main.banner-mode", "off");
         Path ownLocalState = null;
+        all.put(LOCAL_STATE_SECRET, "the gateway tests' local-state secret");
         if (!properties.containsKey(LOCAL_STATE)) {
             ownLocalState = temporaryFolder("tollgate-local-state");
             all.put(LOCAL_STATE, ownLocalState.toString());

@@ -24,8 +24,14 @@ import java.util.function.Function;
  *       limit: regions report a bucket only when it is near their part of the limit or tracked, so
  *       the other regions' demand is known only from the next run on.</li>
  *   <li>Each configured region's demand (offered tokens per second, summed over its instances) is
- *       smoothed: {@code d = smoothing × reported + (1 − smoothing) × d}; a region that reported
- *       nothing for the bucket counts 0.</li>
+ *       smoothed: {@code d = smoothing × reported + (1 − smoothing) × d}.</li>
+ *   <li>A region that reported nothing for the bucket while another did is not taken for a region
+ *       without demand at once: regions close their report windows at different moments, so when
+ *       traffic starts or stops, one region's window may show it a run before another's. The bucket
+ *       is left as it was for that run (no demand updated, no share moved). Only if the region is
+ *       still without a report in the next run does it count 0 (its traffic really stopped). When
+ *       no region reported the bucket, each counts 0: every region's demand decays alike, so the
+ *       shares' proportions hold.</li>
  *   <li>The shares move only if some region's smoothed demand reached {@code nearLimit} of what it may
  *       admit now ({@code R × its share}), or if the stored shares name other regions than the
  *       configuration (a region added or removed). They move to {@link #proportional}: each region's
@@ -77,6 +83,13 @@ public final class ShareRebalancer {
 
     private final RebalancerSettings settings;
 
+    /**
+     * Per bucket, the regions left without a report in the last run while another region reported
+     * it (the bucket was held). Kept in memory by the instance that runs the rebalancer: a new
+     * leader starts with none, which at worst holds a bucket one run more.
+     */
+    private final Map<RuleScope, Set<String>> heldFor = new HashMap<>();
+
     public ShareRebalancer(RebalancerSettings settings) {
         this.settings = settings;
     }
@@ -119,10 +132,20 @@ public final class ShareRebalancer {
                 started.add(report.getKey());
             }
         }
+        Map<RuleScope, Set<String>> held = new HashMap<>();
         for (Map.Entry<RuleScope, Tracked> entry : tracked.entrySet()) {
             RuleScope bucket = entry.getKey();
             Tracked before = entry.getValue();
-            Tracked after = next(before, reported.getOrDefault(bucket, Map.of()), rules.apply(bucket));
+            Map<String, Double> report = reported.getOrDefault(bucket, Map.of());
+            Set<String> missing = new TreeSet<>(configured);
+            missing.removeAll(report.keySet());
+            if (!report.isEmpty() && !missing.isEmpty()) {
+                held.put(bucket, missing);
+                if (!heldFor.getOrDefault(bucket, Set.of()).containsAll(missing)) {
+                    continue; // a region's window may not show this bucket yet: wait one run
+                }
+            }
+            Tracked after = next(before, report, rules.apply(bucket));
             if (!after.equals(before)) {
                 writes.put(bucket, after);
                 if (!after.shares().equals(before.shares())) {
@@ -130,6 +153,8 @@ public final class ShareRebalancer {
                 }
             }
         }
+        heldFor.clear();
+        heldFor.putAll(held);
         return new Plan(writes, moved, started, Set.of());
     }
 

@@ -70,6 +70,58 @@ class ShareRebalancerTest {
         assertThat(kept.get(SHOP).shares().ppm("us")).isEqualTo(50_000);
     }
 
+    /**
+     * Equal traffic in both regions (45 tokens/s each, near their part of 50) stops and restarts;
+     * each time one region's report window shows the change a run before the other's. A region
+     * without a report was taken for a region without demand: the shares went to 0.33/0.67 as the
+     * traffic stopped and to 0.95/0.05 as it restarted. They stay near the halves the traffic has.
+     */
+    @Test
+    void sharesHoldWhenTrafficStopsAndRestartsInOneRegionBeforeTheOther() {
+        run(demand(45, 45), BOTH);
+        for (int i = 0; i < 5; i++) {
+            assertNearHalves(run(demand(45, 45), BOTH));
+        }
+        // Stops: eu's window shows it first, then both.
+        assertNearHalves(run(demand(0, 45), BOTH));
+        for (int i = 0; i < 20; i++) {
+            assertNearHalves(run(Map.of(), BOTH));
+        }
+        // Restarts: eu's window shows it first, then both.
+        assertNearHalves(run(demand(45, 0), BOTH));
+        for (int i = 0; i < 10; i++) {
+            assertNearHalves(run(demand(45, 45), BOTH));
+        }
+        // And the other way round.
+        assertNearHalves(run(demand(45, 0), BOTH));
+        assertNearHalves(run(demand(0, 45), BOTH));
+        assertNearHalves(run(demand(45, 45), BOTH));
+    }
+
+    private void assertNearHalves(ShareRebalancer.Plan plan) {
+        assertThat(kept.get(SHOP).shares().fractions().get("eu")).as("eu's share").isCloseTo(0.5, within(0.1));
+    }
+
+    @Test
+    void aRegionWhoseTrafficReallyStopsCountsNoDemandFromTheSecondRunWithoutReport() {
+        run(demand(45, 45), BOTH);
+        run(demand(45, 45), BOTH);
+        ShareRebalancer.Tracked before = kept.get(SHOP);
+
+        ShareRebalancer.Plan held = run(demand(0, 45), BOTH);
+        assertThat(held.writes()).isEmpty();
+        assertThat(kept.get(SHOP)).isEqualTo(before);
+
+        ShareRebalancer.Plan counted = run(demand(0, 45), BOTH);
+        assertThat(kept.get(SHOP).smoothedDemand().get("eu")).isCloseTo(22.5, within(0.01));
+        assertThat(counted.moved()).containsExactly(SHOP);
+        for (int i = 0; i < 10; i++) {
+            run(demand(0, 45), BOTH);
+        }
+        // us has all the demand, and moves until its 45 are no longer near what it may admit.
+        assertThat(kept.get(SHOP).shares().ppm("us")).isGreaterThan(600_000);
+    }
+
     @Test
     void sharesDoNotMoveWhileNoRegionIsNearItsPart() {
         run(Map.of(SHOP, Map.of("eu", 60d)), BOTH); // tracked: 60 ≥ 0.7 × 50

@@ -56,6 +56,7 @@ public class AdminApiConfiguration {
                 .POST("/admin/tenants/{tenant}/keys", handlers::createKey)
                 .GET("/admin/tenants/{tenant}/keys", handlers::listKeys)
                 .DELETE("/admin/keys/{id}", handlers::revokeKey)
+                .GET("/admin/regions/shares", handlers::regionShares)
                 // Anything else under /admin, such as an id of . or .. (resolved away with the rest of the
                 // path's dot-segments before routing), gets the admin API's own 404, not Spring's default.
                 .route(RequestPredicates.path("/admin/**"), request -> AdminProblems.notFound(

@@ -2,8 +2,10 @@ package dev.tollgate.spring.admin;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.tollgate.core.RateLimitRule;
+import dev.tollgate.core.RuleScope;
 import dev.tollgate.core.ScopedRule;
 import dev.tollgate.core.region.RegionShares;
+import dev.tollgate.core.region.ShareTable;
 import dev.tollgate.spring.directory.ApiKeys;
 import dev.tollgate.spring.directory.DirectoryRefresher;
 import dev.tollgate.spring.directory.DirectoryRepository;
@@ -11,6 +13,7 @@ import dev.tollgate.spring.directory.DirectoryRepository.StoredKey;
 import dev.tollgate.spring.directory.Ids;
 import dev.tollgate.spring.region.CurrentShares;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -81,6 +84,18 @@ final class AdminHandlers {
     record RulePageView(List<RuleView> rules, int page, int size, long total) {
     }
 
+    /** A bucket's shares as this instance enforces them. */
+    record BucketSharesView(String tenant, String route, Map<String, Double> shares) {
+    }
+
+    /**
+     * The shares this instance enforces, from memory: the defaults, and a page of the buckets the
+     * rebalancer keeps (sorted by tenant and route), as of the shares' version read last.
+     */
+    record RegionSharesView(String region, long sharesVersion, Map<String, Double> defaultShares,
+                            List<BucketSharesView> buckets, int page, int size, long total) {
+    }
+
     /** A new key: the only response that ever contains the key itself. */
     record CreatedKeyView(long id, String tenant, String label, String key, Instant createdAt) {
     }
@@ -102,6 +117,40 @@ final class AdminHandlers {
             return ServerResponse.ok().bodyValue(new RulePageView(
                     rules.rules().stream().map(RuleView::of).toList(), page, size, rules.total()));
         });
+    }
+
+    /**
+     * {@code GET /admin/regions/shares[?tenant=&page=&size=]}: answered from this instance's memory,
+     * never from PostgreSQL, so it answers while the database is down (the shares then in force are
+     * the last ones read).
+     */
+    Mono<ServerResponse> regionShares(ServerRequest request) {
+        if (shares == null) {
+            return AdminProblems.notFound("This instance is in a single region (tollgate.region is not set):"
+                    + " every limit is whole, there are no shares.");
+        }
+        try {
+            String tenant = request.queryParam("tenant").orElse(null);
+            if (tenant != null) {
+                requireTenant(tenant);
+            }
+            int page = intParam(request, "page", 0, 0, Integer.MAX_VALUE);
+            int size = intParam(request, "size", DEFAULT_PAGE_SIZE, 1, MAX_PAGE_SIZE);
+            ShareTable table = shares.get();
+            long version = shares.version();
+            List<BucketSharesView> all = table.stored().entrySet().stream()
+                    .filter(e -> tenant == null || e.getKey().tenant().equals(tenant))
+                    .sorted(Map.Entry.comparingByKey(Comparator.comparing(RuleScope::tenant)
+                            .thenComparing(RuleScope::route)))
+                    .map(e -> new BucketSharesView(e.getKey().tenant(), e.getKey().route(), e.getValue().fractions()))
+                    .toList();
+            long from = Math.min((long) page * size, all.size());
+            List<BucketSharesView> onPage = all.subList((int) from, (int) Math.min(from + size, all.size()));
+            return ServerResponse.ok().bodyValue(new RegionSharesView(shares.region(), version,
+                    table.defaults().fractions(), onPage, page, size, all.size()));
+        } catch (AdminRequestException e) {
+            return AdminProblems.refused(e);
+        }
     }
 
     Mono<ServerResponse> getRule(ServerRequest request) {

@@ -12,6 +12,7 @@ import dev.tollgate.spring.directory.DirectorySeed;
 import dev.tollgate.spring.directory.DirectorySnapshot;
 import dev.tollgate.spring.directory.RulesReadinessIndicator;
 import dev.tollgate.spring.directory.SnapshotFile;
+import dev.tollgate.spring.localstate.LocalState;
 import dev.tollgate.spring.localstate.LocalStateDirectory;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.LoggerFactory;
@@ -76,10 +77,10 @@ class DatabaseDirectoryConfiguration {
      */
     @Bean(destroyMethod = "close")
     DirectoryRefresher directoryRefresher(DirectoryRepository repository, Directory directory, DirectoryProperties p,
-                                          DatabaseEndpoint endpoint, ObjectProvider<LocalStateDirectory> localState,
+                                          DatabaseEndpoint endpoint, ObjectProvider<LocalState> localState,
                                           MeterRegistry meters, ObjectProvider<DirectorySeed> seeds,
                                           ObjectProvider<ChangeLogFollower> followers) {
-        LocalStateDirectory folder = localState.getIfAvailable();
+        LocalStateDirectory folder = localState.getIfAvailable(LocalState::none).folder().orElse(null);
         DirectoryRefresher refresher = new DirectoryRefresher(repository, directory,
                 new DirectoryRefresher.Settings(p.refreshInterval(), p.fullReloadInterval(), p.retryDelay(),
                         p.changeRetention(), p.changeLookback(), p.migrate()),

@@ -26,6 +26,7 @@ import dev.tollgate.spring.instances.SavedInstanceCount;
 import dev.tollgate.spring.limiter.DecisionMetrics;
 import dev.tollgate.spring.limiter.FailoverRateLimiter;
 import dev.tollgate.spring.limiter.RateLimiterHealthIndicator;
+import dev.tollgate.spring.localstate.LocalState;
 import dev.tollgate.spring.localstate.LocalStateDirectory;
 import dev.tollgate.spring.tenant.TenantResolver;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -77,7 +78,7 @@ class RateLimitingConfiguration {
     @ConditionalOnMissingBean
     LiveInstances liveInstances(InstanceHeartbeat heartbeat, FallbackProperties fallback,
                                 DataRedisConnectionDetails redis, ObjectProvider<DirectoryConnectionPool> database,
-                                ObjectProvider<LocalStateDirectory> localState,
+                                ObjectProvider<LocalState> localState,
                                 ObjectProvider<DirectoryRefresher> directoryRefresher, MeterRegistry meters) {
         List<HeartbeatStore> stores = new ArrayList<>();
         stores.add(new RedisHeartbeats(heartbeat, fallback.heartbeatTtl(), fallback.heartbeatInterval()));
@@ -88,7 +89,7 @@ class RateLimitingConfiguration {
             stores.add(new PostgresHeartbeats(pool.dataSource(), fleet, fallback.heartbeatTtl(),
                     fallback.heartbeatInterval(), refresher == null ? () -> true : refresher::schemaReady));
         }
-        LocalStateDirectory folder = localState.getIfAvailable();
+        LocalStateDirectory folder = localState.getIfAvailable(LocalState::none).folder().orElse(null);
         LiveInstances instances = new LiveInstances(stores, folder == null ? null : new SavedInstanceCount(folder),
                 fallback.instances(), fallback.heartbeatInterval(), fallback.heartbeatTtl(),
                 SerialScheduler::daemonThread);

@@ -5,17 +5,14 @@ import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleSet;
 import dev.tollgate.core.ScopedRule;
 import dev.tollgate.spring.localstate.LocalStateDirectory;
+import dev.tollgate.spring.localstate.RefusedFileException;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
@@ -35,18 +32,20 @@ import org.slf4j.LoggerFactory;
  * default-rule bucket per route among all keyed traffic (or answering 503).
  *
  * <p>It holds what the database holds: the hashes of the API keys, never the keys. It is written
- * whole or not at all ({@link LocalStateDirectory#write}), readable by its owner only, and checked
- * before use: a file that is not a snapshot, of another format version, whose SHA-256 does not match
- * its content (corrupt, truncated) or that was saved from another database (another
+ * whole or not at all, readable by its owner only and authenticated with the deployment's secret
+ * ({@link LocalStateDirectory}); before use it is checked: a file that is not private, whose tag does
+ * not match (written by another deployment or an older Tollgate, altered, truncated), that is not a
+ * snapshot, of another format version, or that was saved from another database (another
  * {@code spring.datasource.url}, query parameters aside, or user name) is refused with a WARN line
- * that says which, and the instance starts as if there were none.
+ * that says which, counted, and the instance starts as if there were none.
  *
- * <p>Format 1, in {@link DataOutputStream}'s encoding: the magic line
+ * <p>Format 2, in {@link DataOutputStream}'s encoding: the magic line
  * {@code TOLLGATE-DIRECTORY-SNAPSHOT\n}; the format version (int); the SHA-256 of the database's
  * identity (32 bytes); when it was saved (epoch ms, long); the change-log cursor (long); the rule
  * count (int) and each rule as tenant, route (UTF), capacity (long), refill per second (double),
  * cost (long), shadow (boolean), shards (int); the key count (int) and each key as hash, tenant
- * (UTF); and last the SHA-256 of everything before it (32 bytes).
+ * (UTF); then the folder's tag (HMAC-SHA256). Format 1 ended with a plain SHA-256 that anyone could
+ * compute; it is refused.
  *
  * <p>The save time is wall-clock time, the only clock that means anything to a later process: the
  * age reported for a restored snapshot is as right as the host's clock across the restart.
@@ -54,12 +53,11 @@ import org.slf4j.LoggerFactory;
 public final class SnapshotFile {
 
     public static final String FILE_NAME = "directory.snapshot";
-    static final int FORMAT_VERSION = 1;
+    static final int FORMAT_VERSION = 2;
 
     private static final Logger log = LoggerFactory.getLogger(SnapshotFile.class);
     private static final byte[] MAGIC = "TOLLGATE-DIRECTORY-SNAPSHOT\n".getBytes(StandardCharsets.US_ASCII);
     private static final int SHA256_BYTES = 32;
-    private static final int SHORTEST = MAGIC.length + 4 + SHA256_BYTES + 8 + 8 + 4 + 4 + SHA256_BYTES;
 
     private final LocalStateDirectory folder;
     private final DatabaseEndpoint source;
@@ -83,8 +81,7 @@ public final class SnapshotFile {
     /** Replaces the file with {@code snapshot}, atomically. */
     void save(DirectorySnapshot snapshot) throws IOException {
         folder.write(FILE_NAME, out -> {
-            MessageDigest digest = sha256();
-            DataOutputStream data = new DataOutputStream(new DigestOutputStream(out, digest));
+            DataOutputStream data = new DataOutputStream(out);
             data.write(MAGIC);
             data.writeInt(FORMAT_VERSION);
             data.write(sourceFingerprint);
@@ -122,98 +119,80 @@ public final class SnapshotFile {
                 throw failure[0];
             }
             data.flush();
-            out.write(digest.digest());
         });
     }
 
     /**
-     * The saved snapshot with {@code defaultRule} as its default, if the file exists, is whole and
-     * was saved from this database; otherwise empty, after a log line that says why.
+     * The saved snapshot with {@code defaultRule} as its default, if the file exists, is private,
+     * authentic, whole and was saved from this database; otherwise empty, after a log line that says why.
      */
     Optional<Restored> read(RateLimitRule defaultRule) {
         Path path = path();
         try {
-            long size = Files.size(path);
-            String refusal = checkHeaderAndChecksum(path, size);
-            if (refusal != null) {
-                log.warn("Refusing the saved directory snapshot {}: {}; starting without it", path, refusal);
+            Optional<InputStream> content = folder.read(FILE_NAME);
+            if (content.isEmpty()) {
+                log.info("No saved directory snapshot at {}", path);
                 return Optional.empty();
             }
-            return Optional.of(parse(path, defaultRule));
-        } catch (NoSuchFileException e) {
-            log.info("No saved directory snapshot at {}", path);
+            try (DataInputStream in = new DataInputStream(new BufferedInputStream(content.get(), 1 << 16))) {
+                String refusal = checkHeader(in);
+                if (refusal != null) {
+                    folder.refused(FILE_NAME);
+                    log.warn("Refusing the saved directory snapshot {}: {}; starting without it", path, refusal);
+                    return Optional.empty();
+                }
+                return Optional.of(parse(in, defaultRule));
+            }
+        } catch (RefusedFileException e) {
+            log.warn("Refusing the saved directory snapshot {}: {}; starting without it", path, e.getMessage());
             return Optional.empty();
         } catch (IOException | RuntimeException e) {
+            folder.refused(FILE_NAME);
             log.warn("Refusing the saved directory snapshot {}: it cannot be read ({}); starting without it",
                     path, e.toString());
             return Optional.empty();
         }
     }
 
-    /** Why the file cannot be used, or null if it can. */
-    private String checkHeaderAndChecksum(Path path, long size) throws IOException {
-        try (InputStream in = new BufferedInputStream(Files.newInputStream(path), 1 << 16)) {
-            byte[] magic = in.readNBytes(MAGIC.length);
-            if (!Arrays.equals(magic, MAGIC)) {
-                return "it is not a Tollgate directory snapshot";
-            }
-            int version = new DataInputStream(in).readInt();
-            if (version != FORMAT_VERSION) {
-                return "it is in format " + version + ", this Tollgate reads format " + FORMAT_VERSION;
-            }
-            if (size < SHORTEST) {
-                return "it is truncated (" + size + " bytes)";
-            }
-            MessageDigest digest = sha256();
-            digest.update(MAGIC);
-            digest.update(new byte[] {(byte) (version >>> 24), (byte) (version >>> 16), (byte) (version >>> 8),
-                    (byte) version});
-            long remaining = size - MAGIC.length - 4 - SHA256_BYTES;
-            byte[] buffer = new byte[1 << 16];
-            while (remaining > 0) {
-                int n = in.read(buffer, 0, (int) Math.min(buffer.length, remaining));
-                if (n < 0) {
-                    throw new EOFException();
-                }
-                digest.update(buffer, 0, n);
-                remaining -= n;
-            }
-            if (!MessageDigest.isEqual(digest.digest(), in.readNBytes(SHA256_BYTES))) {
-                return "its SHA-256 does not match its content (corrupt or truncated)";
-            }
+    /** Why the file cannot be used, or null if it can (the stream is then at the save time). */
+    private String checkHeader(DataInputStream in) throws IOException {
+        byte[] magic = in.readNBytes(MAGIC.length);
+        if (!Arrays.equals(magic, MAGIC)) {
+            return "it is not a Tollgate directory snapshot";
         }
-        try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(path)))) {
-            in.skipNBytes(MAGIC.length + 4);
-            if (!MessageDigest.isEqual(in.readNBytes(SHA256_BYTES), sourceFingerprint)) {
-                return "it was saved from another database than " + withoutQuery(source.url()) + " as user '"
-                        + source.username() + "'";
-            }
+        int version = in.readInt();
+        if (version != FORMAT_VERSION) {
+            return "it is in format " + version + ", this Tollgate reads format " + FORMAT_VERSION;
+        }
+        if (!MessageDigest.isEqual(in.readNBytes(SHA256_BYTES), sourceFingerprint)) {
+            return "it was saved from another database than " + withoutQuery(source.url()) + " as user '"
+                    + source.username() + "'";
         }
         return null;
     }
 
-    private Restored parse(Path path, RateLimitRule defaultRule) throws IOException {
-        try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(path), 1 << 16))) {
-            in.skipNBytes(MAGIC.length + 4 + SHA256_BYTES);
-            long savedAt = in.readLong();
-            long cursor = in.readLong();
-            int ruleCount = in.readInt();
-            List<ScopedRule> rules = new ArrayList<>(Math.min(ruleCount, 1 << 20));
-            for (int i = 0; i < ruleCount; i++) {
-                rules.add(new ScopedRule(in.readUTF(), in.readUTF(), new RateLimitRule(in.readLong(), in.readDouble(),
-                        in.readLong(), in.readBoolean(), in.readInt())));
-            }
-            int keyCount = in.readInt();
-            Map<String, String> keys = new HashMap<>(Math.min(keyCount, 1 << 20) * 4 / 3 + 1);
-            for (int i = 0; i < keyCount; i++) {
-                keys.put(in.readUTF(), in.readUTF());
-            }
-            DirectorySnapshot snapshot = new DirectorySnapshot(DirectorySnapshot.Origin.SAVED_FILE,
-                    RuleSet.of(defaultRule, rules), LayeredMap.of(keys), cursor);
-            // A clock set back since the save would give a negative age: count it as new.
-            Duration age = Duration.ofMillis(Math.max(0, System.currentTimeMillis() - savedAt));
-            return new Restored(snapshot, age);
+    private Restored parse(DataInputStream in, RateLimitRule defaultRule) throws IOException {
+        long savedAt = in.readLong();
+        long cursor = in.readLong();
+        int ruleCount = in.readInt();
+        List<ScopedRule> rules = new ArrayList<>(Math.min(ruleCount, 1 << 20));
+        for (int i = 0; i < ruleCount; i++) {
+            rules.add(new ScopedRule(in.readUTF(), in.readUTF(), new RateLimitRule(in.readLong(), in.readDouble(),
+                    in.readLong(), in.readBoolean(), in.readInt())));
         }
+        int keyCount = in.readInt();
+        Map<String, String> keys = new HashMap<>(Math.min(keyCount, 1 << 20) * 4 / 3 + 1);
+        for (int i = 0; i < keyCount; i++) {
+            keys.put(in.readUTF(), in.readUTF());
+        }
+        if (in.read() >= 0) {
+            throw new IOException("bytes after the last key");
+        }
+        DirectorySnapshot snapshot = new DirectorySnapshot(DirectorySnapshot.Origin.SAVED_FILE,
+                RuleSet.of(defaultRule, rules), LayeredMap.of(keys), cursor);
+        // A clock set back since the save would give a negative age: count it as new.
+        Duration age = Duration.ofMillis(Math.max(0, System.currentTimeMillis() - savedAt));
+        return new Restored(snapshot, age);
     }
 
     private static String withoutQuery(String url) {

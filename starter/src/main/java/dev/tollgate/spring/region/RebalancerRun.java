@@ -1,5 +1,6 @@
 package dev.tollgate.spring.region;
 
+import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.core.RuleBook;
 import dev.tollgate.core.RuleScope;
 import dev.tollgate.core.region.ShareRebalancer;
@@ -31,15 +32,17 @@ final class RebalancerRun {
     private final String instanceId;
     private final long periodMillis;
     private final RebalancerMetrics metrics;
+    private final MonotonicClock clock;
 
     RebalancerRun(RegionRepository repository, ShareRebalancer rebalancer, RuleBook globalRules, String instanceId,
-                  Duration interval, RebalancerMetrics metrics) {
+                  Duration interval, RebalancerMetrics metrics, MonotonicClock clock) {
         this.repository = repository;
         this.rebalancer = rebalancer;
         this.globalRules = globalRules;
         this.instanceId = instanceId;
         this.periodMillis = interval.toMillis();
         this.metrics = metrics;
+        this.clock = clock;
     }
 
     /**
@@ -47,7 +50,7 @@ final class RebalancerRun {
      * any is silent), or {@code silentBefore} if the run was skipped.
      */
     Set<String> run(Connection c, Set<String> silentBefore) throws SQLException {
-        long start = System.nanoTime();
+        long start = clock.nanoTime();
         c.setAutoCommit(false);
         try {
             if (!repository.claimRun(c, instanceId, periodMillis / 2)) {
@@ -66,7 +69,7 @@ final class RebalancerRun {
             }
             repository.pruneReporters(c, 10 * periodMillis + 10_000);
             c.commit();
-            long nanos = System.nanoTime() - start;
+            long nanos = clock.nanoTime() - start;
             metrics.run(plan.silent().isEmpty() ? RebalancerMetrics.Outcome.DONE : RebalancerMetrics.Outcome.WAITING,
                     nanos, plan.moved().size());
             if (!plan.silent().equals(silentBefore)) {
@@ -80,7 +83,7 @@ final class RebalancerRun {
             }
             return plan.silent();
         } catch (SQLException | RuntimeException e) {
-            metrics.run(RebalancerMetrics.Outcome.FAILED, System.nanoTime() - start, 0);
+            metrics.run(RebalancerMetrics.Outcome.FAILED, clock.nanoTime() - start, 0);
             throw e;
         } finally {
             RegionRepository.finish(c);

@@ -96,7 +96,7 @@ public final class RegionCoordinator implements AutoCloseable {
     }
 
     void start(RebalancerMetrics metrics) {
-        this.run = new RebalancerRun(repository, rebalancer, globalRules, instanceId, interval, metrics);
+        this.run = new RebalancerRun(repository, rebalancer, globalRules, instanceId, interval, metrics, clock);
         thread.start();
     }
 

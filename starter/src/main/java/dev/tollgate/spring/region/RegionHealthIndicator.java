@@ -1,8 +1,9 @@
 package dev.tollgate.spring.region;
 
-import dev.tollgate.spring.limiter.RateLimiterHealthIndicator;
+import dev.tollgate.spring.health.TollgateStatus;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 
 /**
  * The region this instance enforces limits for, and the rebalancer as this instance sees it:
@@ -12,6 +13,14 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * {@code DOWN}.
  */
 public final class RegionHealthIndicator implements HealthIndicator {
+
+    /** PostgreSQL cannot be reached: this region enforces the last shares read (not Redis's trouble). */
+    static final Status SHARES_KEPT = TollgateStatus.degraded(
+            "PostgreSQL is unreachable: this region enforces the last shares read; no reports, no rebalancing");
+
+    /** Connected, but no instance ran the rebalancer lately. */
+    static final Status REBALANCER_IDLE = TollgateStatus.degraded(
+            "No instance has run the rebalancer for three intervals: the shares stay where they are");
 
     private final CurrentShares shares;
     private final RegionCoordinator coordinator; // null: shares fixed at the defaults
@@ -44,13 +53,13 @@ public final class RegionHealthIndicator implements HealthIndicator {
             health.withDetail("waitingForRegions", coordinator.silentRegions());
         }
         if (!coordinator.isConnected()) {
-            health.status(RateLimiterHealthIndicator.DEGRADED).withDetail("reason",
-                    "PostgreSQL unreachable: the last shares read stay in force");
+            health.status(SHARES_KEPT).withDetail("reason",
+                    "PostgreSQL unreachable: the last shares read stay in force (GET /admin/regions/shares)");
             if (coordinator.lastError() != null) {
                 health.withDetail("error", coordinator.lastError());
             }
         } else if (age > 3 * coordinator.interval().toMillis() / 1000.0) {
-            health.status(RateLimiterHealthIndicator.DEGRADED).withDetail("reason",
+            health.status(REBALANCER_IDLE).withDetail("reason",
                     "no instance has run the rebalancer for three intervals: the shares stay where they are");
         }
         return health.build();

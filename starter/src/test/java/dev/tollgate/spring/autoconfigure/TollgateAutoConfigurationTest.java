@@ -15,7 +15,7 @@ import dev.tollgate.spring.filter.RateLimitFilter;
 import dev.tollgate.spring.filter.TollgateRateLimiter;
 import dev.tollgate.spring.limiter.DecisionMetrics;
 import dev.tollgate.spring.limiter.FailoverRateLimiter;
-import dev.tollgate.spring.localstate.LocalStateDirectory;
+import dev.tollgate.spring.localstate.LocalState;
 import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.spring.tenant.TenantResolver;
 import dev.tollgate.testkit.FreePort;
@@ -103,7 +103,7 @@ class TollgateAutoConfigurationTest {
             assertThat(context).doesNotHaveBean(DirectoryConnectionPool.class);
             assertThat(context).doesNotHaveBean(DirectoryRefresher.class);
             assertThat(context).doesNotHaveBean(Directory.class);
-            assertThat(context).doesNotHaveBean(LocalStateDirectory.class);
+            assertThat(context).doesNotHaveBean(LocalState.class);
             // The readiness contributor the application's group names is still there, and up.
             assertThat(context.getBean("rulesHealthIndicator", RulesReadinessIndicator.class).health().getStatus())
                     .isEqualTo(Status.UP);

@@ -8,6 +8,7 @@ import dev.tollgate.core.RuleScope;
 import dev.tollgate.core.RuleSet;
 import dev.tollgate.core.ScopedRule;
 import dev.tollgate.spring.localstate.LocalStateDirectory;
+import dev.tollgate.spring.localstate.LocalStateKey;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -49,8 +50,10 @@ class SnapshotFileTest {
                 LayeredMap.of(Map.of(ApiKeys.hash(key), "shop-a", ApiKeys.hash("other"), "shop-b")), 42);
     }
 
+    private static final LocalStateKey KEY = LocalStateKey.derivedFrom("this deployment's secret", "test");
+
     private SnapshotFile file(DatabaseEndpoint database) {
-        return new SnapshotFile(new LocalStateDirectory(temporary), database);
+        return new SnapshotFile(new LocalStateDirectory(temporary, KEY), database);
     }
 
     @Test
@@ -94,7 +97,7 @@ class SnapshotFileTest {
 
         assertThat(file(DATABASE).read(DEFAULT)).isEmpty();
         assertThat(output).contains("Refusing the saved directory snapshot " + file(DATABASE).path()
-                + ": its SHA-256 does not match its content (corrupt or truncated); starting without it");
+                + ": its authentication tag does not match");
     }
 
     @Test
@@ -104,7 +107,61 @@ class SnapshotFileTest {
         Files.write(file(DATABASE).path(), java.util.Arrays.copyOf(bytes, bytes.length - 40));
 
         assertThat(file(DATABASE).read(DEFAULT)).isEmpty();
-        assertThat(output).contains("its SHA-256 does not match its content (corrupt or truncated)");
+        assertThat(output).contains("its authentication tag does not match");
+    }
+
+    @Test
+    void aSnapshotWrittenByAnotherDeploymentIsRefusedAndCounted(CapturedOutput output) throws IOException {
+        LocalStateDirectory theirs = new LocalStateDirectory(temporary,
+                LocalStateKey.derivedFrom("another deployment's secret", "test"));
+        new SnapshotFile(theirs, DATABASE).save(snapshot);
+
+        LocalStateDirectory ours = new LocalStateDirectory(temporary, KEY);
+        assertThat(new SnapshotFile(ours, DATABASE).read(DEFAULT)).isEmpty();
+        assertThat(output).contains("Refusing the saved directory snapshot " + file(DATABASE).path()
+                + ": its authentication tag does not match: it was not written by this deployment");
+        assertThat(ours.refusals(SnapshotFile.FILE_NAME)).isEqualTo(1);
+    }
+
+    /**
+     * What anyone could write before snapshots were authenticated: the format-1 layout, with the
+     * database's fingerprint (public knowledge) and a SHA-256 of it all, naming a key of their own at a
+     * limit of 10^9. It was loaded; now it is refused.
+     */
+    @Test
+    void aForgedSnapshotInTheUnauthenticatedFormatIsRefused(CapturedOutput output) throws Exception {
+        String attackersKey = ApiKeys.generate();
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.security.MessageDigest sha256 = java.security.MessageDigest.getInstance("SHA-256");
+        try (java.io.DataOutputStream data = new java.io.DataOutputStream(
+                new java.security.DigestOutputStream(bytes, sha256))) {
+            data.write("TOLLGATE-DIRECTORY-SNAPSHOT\n".getBytes(StandardCharsets.US_ASCII));
+            data.writeInt(1);
+            data.write(java.security.MessageDigest.getInstance("SHA-256").digest(
+                    "postgresql\njdbc:postgresql://db:5432/tollgate\ngateway".getBytes(StandardCharsets.UTF_8)));
+            data.writeLong(System.currentTimeMillis());
+            data.writeLong(42);
+            data.writeInt(1);
+            data.writeUTF("mallory");
+            data.writeUTF(ScopedRule.ANY_ROUTE);
+            data.writeLong(1_000_000_000L);
+            data.writeDouble(1_000_000_000d);
+            data.writeLong(1);
+            data.writeBoolean(false);
+            data.writeInt(1);
+            data.writeInt(1);
+            data.writeUTF(ApiKeys.hash(attackersKey));
+            data.writeUTF("mallory");
+            data.flush();
+            bytes.write(sha256.digest());
+        }
+        Files.write(file(DATABASE).path(), bytes.toByteArray());
+        Files.setPosixFilePermissions(file(DATABASE).path(),
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+
+        assertThat(file(DATABASE).read(DEFAULT)).isEmpty();
+        assertThat(output).contains("Refusing the saved directory snapshot " + file(DATABASE).path()
+                + ": its authentication tag does not match");
     }
 
     @Test
@@ -123,17 +180,21 @@ class SnapshotFileTest {
 
     @Test
     void aFileThatIsNoSnapshotOrOfAnotherFormatIsRefused(CapturedOutput output) throws IOException {
-        Files.writeString(file(DATABASE).path(), "instances=3\n");
+        LocalStateDirectory folder = new LocalStateDirectory(temporary, KEY);
+        folder.write(SnapshotFile.FILE_NAME, out -> out.write("instances=3\n".getBytes(StandardCharsets.US_ASCII)));
         assertThat(file(DATABASE).read(DEFAULT)).isEmpty();
         assertThat(output).contains("it is not a Tollgate directory snapshot");
 
         file(DATABASE).save(snapshot);
-        byte[] bytes = Files.readAllBytes(file(DATABASE).path());
+        byte[] content;
+        try (java.io.InputStream in = folder.read(SnapshotFile.FILE_NAME).orElseThrow()) {
+            content = in.readAllBytes();
+        }
         int versionAt = "TOLLGATE-DIRECTORY-SNAPSHOT\n".length();
-        ByteBuffer.wrap(bytes).putInt(versionAt, SnapshotFile.FORMAT_VERSION + 1);
-        Files.write(file(DATABASE).path(), bytes);
+        ByteBuffer.wrap(content).putInt(versionAt, SnapshotFile.FORMAT_VERSION + 1);
+        folder.write(SnapshotFile.FILE_NAME, out -> out.write(content));
         assertThat(file(DATABASE).read(DEFAULT)).isEmpty();
-        assertThat(output).contains("it is in format 2, this Tollgate reads format 1");
+        assertThat(output).contains("it is in format 3, this Tollgate reads format 2");
     }
 
     @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tollgate.core.ManualScheduler;
 import dev.tollgate.spring.localstate.LocalStateDirectory;
+import dev.tollgate.spring.localstate.LocalStateKey;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -85,8 +86,18 @@ class LiveInstancesTest {
         return instances;
     }
 
+    private static final LocalStateKey KEY = LocalStateKey.derivedFrom("this deployment's secret", "test");
+
     private SavedInstanceCount saved() {
-        return new SavedInstanceCount(new LocalStateDirectory(temporary));
+        return new SavedInstanceCount(new LocalStateDirectory(temporary, KEY));
+    }
+
+    /** The saved file's content, its tag checked and left off. */
+    private String savedContent() throws java.io.IOException {
+        try (java.io.InputStream in = new LocalStateDirectory(temporary, KEY).read(SavedInstanceCount.FILE_NAME)
+                .orElseThrow()) {
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+        }
     }
 
     @Test
@@ -154,7 +165,7 @@ class LiveInstancesTest {
     void withNoStoreAnsweringAtStartTheCountSavedByTheLastRunApplies(CapturedOutput output) throws Exception {
         redis.answer = 6;
         started(1, saved());
-        assertThat(Files.readString(saved().path())).isEqualTo("tollgate-instance-count 1\n6\n");
+        assertThat(savedContent()).isEqualTo("tollgate-instance-count 2\n6\n");
 
         redis.answer = null;
         postgres.answer = null;
@@ -170,11 +181,11 @@ class LiveInstancesTest {
         started(1, saved());
         redis.answer = 1; // the others stopped: this instance is the last one of its fleet to go
         scheduler.advance(INTERVAL);
-        assertThat(Files.readString(saved().path())).isEqualTo("tollgate-instance-count 1\n6\n");
+        assertThat(savedContent()).isEqualTo("tollgate-instance-count 2\n6\n");
 
         // A fleet that really shrank is saved as it is once the window has passed.
         scheduler.advance(LiveInstances.SAVED_PEAK_WINDOW);
-        assertThat(Files.readString(saved().path())).isEqualTo("tollgate-instance-count 1\n1\n");
+        assertThat(savedContent()).isEqualTo("tollgate-instance-count 2\n1\n");
     }
 
     @Test
@@ -185,10 +196,28 @@ class LiveInstancesTest {
 
     @Test
     void aMalformedSavedCountIsRefused(CapturedOutput output) throws Exception {
-        Files.writeString(temporary.resolve(SavedInstanceCount.FILE_NAME), "twenty\n");
+        new LocalStateDirectory(temporary, KEY).write(SavedInstanceCount.FILE_NAME,
+                out -> out.write("twenty\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
         LiveInstances instances = started(1, saved());
         assertThat(instances.current()).isEqualTo(new LiveInstances.Count(1, "configured"));
         assertThat(output).contains("Refusing the saved instance count " + saved().path()
                 + ": not a Tollgate instance count");
+    }
+
+    @Test
+    void aCountNotWrittenByThisDeploymentIsRefused(CapturedOutput output) throws Exception {
+        // The untagged format anyone could write before: it was read as 1, halving nothing, or as 10^6.
+        Files.writeString(temporary.resolve(SavedInstanceCount.FILE_NAME), "tollgate-instance-count 1\n1000000\n");
+        assertThat(saved().read()).isEmpty();
+        assertThat(output).contains("Refusing the saved instance count " + saved().path()
+                + ": its authentication tag does not match");
+
+        new SavedInstanceCount(new LocalStateDirectory(temporary,
+                LocalStateKey.derivedFrom("another deployment's secret", "test"))).save(7);
+        LocalStateDirectory ours = new LocalStateDirectory(temporary, KEY);
+        assertThat(new SavedInstanceCount(ours).read()).isEmpty();
+        assertThat(ours.refusals(SavedInstanceCount.FILE_NAME)).isEqualTo(1);
+        LiveInstances instances = started(1, saved());
+        assertThat(instances.current()).isEqualTo(new LiveInstances.Count(1, "configured"));
     }
 }

@@ -1,0 +1,114 @@
+package dev.tollgate.spring.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tollgate.spring.directory.DatabaseEndpoint;
+import dev.tollgate.spring.localstate.LocalState;
+import dev.tollgate.spring.localstate.LocalStateDirectory;
+import dev.tollgate.spring.localstate.UnsafeLocalStateException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Which folder and which secret the local state gets, and what happens when one is missing or unsafe. */
+@ExtendWith(OutputCaptureExtension.class)
+class LocalStateConfigurationTest {
+
+    private static final String SECRET = "sixteen chars or more";
+
+    @TempDir
+    Path temporary;
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withUserConfiguration(Base.class, LocalStateConfiguration.class);
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableConfigurationProperties(LocalStateProperties.class)
+    static class Base {
+        @Bean
+        MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Database {
+        @Bean
+        DatabaseEndpoint databaseEndpoint() {
+            return new DatabaseEndpoint("jdbc:postgresql://db:5432/tollgate", "gateway", "the database password");
+        }
+    }
+
+    @Test
+    void byDefaultTheFolderIsThisInstancesOwnInTheUsersHome() {
+        runner.withPropertyValues("tollgate.local-state.secret=" + SECRET, "spring.application.name=orders gateway",
+                "server.port=9090").run(context -> {
+                    assertThat(folder(context.getBean(LocalState.class)).directory()).isEqualTo(
+                            Path.of(System.getProperty("user.home"), ".tollgate", "local-state", "orders_gateway-9090"));
+                });
+        runner.withPropertyValues("tollgate.local-state.secret=" + SECRET).run(context ->
+                assertThat(folder(context.getBean(LocalState.class)).directory()).isEqualTo(
+                        Path.of(System.getProperty("user.home"), ".tollgate", "local-state", "tollgate-8080")));
+    }
+
+    @Test
+    void theFolderSetIsUsedWithTheSecretSet(CapturedOutput output) {
+        runner.withPropertyValues("tollgate.local-state.secret=" + SECRET,
+                "tollgate.local-state.directory=" + temporary).run(context -> {
+                    assertThat(folder(context.getBean(LocalState.class)).directory()).isEqualTo(temporary);
+                    assertThat(context.getBean(MeterRegistry.class).get("tollgate.local.state.refused")
+                            .tag("file", "directory.snapshot").functionCounter().count()).isZero();
+                });
+        assertThat(output).contains("Local state in " + temporary + ", authenticated with tollgate.local-state.secret")
+                .doesNotContain(SECRET);
+    }
+
+    @Test
+    void withoutASecretTheDatabasePasswordAuthenticatesTheFiles(CapturedOutput output) {
+        runner.withUserConfiguration(Database.class).withPropertyValues("tollgate.local-state.directory=" + temporary)
+                .run(context -> assertThat(context.getBean(LocalState.class).folder()).isPresent());
+        assertThat(output).contains("authenticated with the database password");
+    }
+
+    @Test
+    void withNeitherSecretNorDatabasePasswordThereIsNoLocalState(CapturedOutput output) {
+        runner.withPropertyValues("tollgate.local-state.directory=" + temporary).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(LocalState.class).folder()).isEmpty();
+        });
+        assertThat(output).contains("Local state is off: nothing to authenticate its files with."
+                + " Set tollgate.local-state.secret");
+    }
+
+    @Test
+    void aFolderOthersMayWriteStopsTheStart() throws Exception {
+        Path shared = Files.createDirectory(temporary.resolve("shared"));
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+        runner.withPropertyValues("tollgate.local-state.secret=" + SECRET, "tollgate.local-state.directory=" + shared)
+                .run(context -> assertThat(context).getFailure().rootCause()
+                        .isInstanceOf(UnsafeLocalStateException.class)
+                        .hasMessageContaining(shared + " is writable by group or others"));
+    }
+
+    @Test
+    void aShortSecretStopsTheStartWithoutQuotingIt() {
+        runner.withPropertyValues("tollgate.local-state.secret=short").run(context ->
+                assertThat(context).getFailure().rootCause()
+                        .hasMessage("tollgate.local-state.secret must have at least 16 characters, it has 5"));
+    }
+
+    private static LocalStateDirectory folder(LocalState state) {
+        return state.folder().orElseThrow();
+    }
+}
