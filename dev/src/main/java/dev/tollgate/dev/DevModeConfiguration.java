@@ -1,5 +1,6 @@
 package dev.tollgate.dev;
 
+import dev.tollgate.spring.autoconfigure.RedisEndpoint;
 import dev.tollgate.spring.directory.DatabaseEndpoint;
 import dev.tollgate.spring.directory.ApiKeys;
 import dev.tollgate.spring.directory.DirectoryRepository;
@@ -12,7 +13,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.cloud.gateway.route.RouteLocator;
 import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
 import org.springframework.context.annotation.Bean;
@@ -39,15 +39,10 @@ public class DevModeConfiguration {
         return server;
     }
 
-    /** Points Spring Boot's Redis client at the dev server instead of {@code spring.data.redis.*}. */
+    /** Points Tollgate's Redis connections at the dev server instead of {@code spring.data.redis.*}. */
     @Bean
-    DataRedisConnectionDetails devRedisConnectionDetails(RedisServer devRedisServer) {
-        return new DataRedisConnectionDetails() {
-            @Override
-            public Standalone getStandalone() {
-                return Standalone.of(devRedisServer.host(), devRedisServer.port());
-            }
-        };
+    RedisEndpoint devRedisEndpoint(RedisServer devRedisServer) {
+        return RedisEndpoint.standalone(devRedisServer.host(), devRedisServer.port());
     }
 
     /**

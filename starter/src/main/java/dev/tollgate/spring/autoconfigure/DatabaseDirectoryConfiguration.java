@@ -13,9 +13,9 @@ import dev.tollgate.spring.directory.DirectorySnapshot;
 import dev.tollgate.spring.directory.RulesReadinessIndicator;
 import dev.tollgate.spring.directory.SnapshotFile;
 import dev.tollgate.spring.localstate.LocalStateDirectory;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
@@ -25,10 +25,15 @@ import org.springframework.core.env.Environment;
 /**
  * {@code tollgate.source=database} (the default): rules and hashed API keys in PostgreSQL, held in
  * memory by the {@link Directory} and kept fresh by the {@link DirectoryRefresher} and the
- * {@link ChangeListener}. Nothing here needs the database to be up when the gateway starts.
+ * {@link ChangeListener}. Nothing here needs the database to be up when the gateway starts. Only with
+ * PostgreSQL support on the class path ({@link PostgresSupport}: the starter declares it optional);
+ * without it, {@link PostgresSupportMissingConfiguration} stops the start.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnProperty(name = "tollgate.source", havingValue = "database", matchIfMissing = true)
+@ConditionalOnClass(name = {"org.postgresql.Driver", "com.zaxxer.hikari.HikariDataSource",
+        "org.springframework.jdbc.core.JdbcTemplate", "org.flywaydb.core.Flyway",
+        "org.flywaydb.database.postgresql.PostgreSQLDatabaseType"})
 class DatabaseDirectoryConfiguration {
 
     /**
@@ -77,13 +82,13 @@ class DatabaseDirectoryConfiguration {
     @Bean(destroyMethod = "close")
     DirectoryRefresher directoryRefresher(DirectoryRepository repository, Directory directory, DirectoryProperties p,
                                           DatabaseEndpoint endpoint, ObjectProvider<LocalStateDirectory> localState,
-                                          MeterRegistry meters, ObjectProvider<DirectorySeed> seeds,
+                                          TollgateMeters meters, ObjectProvider<DirectorySeed> seeds,
                                           ObjectProvider<ChangeLogFollower> followers) {
         LocalStateDirectory folder = localState.getIfAvailable();
         DirectoryRefresher refresher = new DirectoryRefresher(repository, directory,
                 new DirectoryRefresher.Settings(p.refreshInterval(), p.fullReloadInterval(), p.retryDelay(),
                         p.changeRetention(), p.changeLookback(), p.migrate()),
-                meters, seeds.orderedStream().toList(), followers.orderedStream().toList(),
+                meters.registry(), seeds.orderedStream().toList(), followers.orderedStream().toList(),
                 folder == null ? null : new SnapshotFile(folder, endpoint),
                 SerialScheduler.daemonThread("tollgate-directory"));
         refresher.start();

@@ -33,11 +33,9 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
@@ -54,7 +52,7 @@ class RateLimitingConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "redisCircuitBreaker")
-    CircuitBreaker redisCircuitBreaker(RedisGuardProperties guard, MeterRegistry meters) {
+    CircuitBreaker redisCircuitBreaker(RedisGuardProperties guard, TollgateMeters meters) {
         RedisGuardProperties.CircuitBreakerProperties cb = guard.circuitBreaker();
         CircuitBreakerConfig config = CircuitBreakerConfig.custom()
                 .failureRateThreshold(cb.failureRateThreshold())
@@ -65,7 +63,7 @@ class RateLimitingConfiguration {
                 .permittedNumberOfCallsInHalfOpenState(cb.permittedCallsInHalfOpenState())
                 .build();
         CircuitBreakerRegistry registry = CircuitBreakerRegistry.of(config);
-        TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(registry).bindTo(meters);
+        TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(registry).bindTo(meters.registry());
         return registry.circuitBreaker("redis");
     }
 
@@ -76,14 +74,14 @@ class RateLimitingConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     LiveInstances liveInstances(InstanceHeartbeat heartbeat, FallbackProperties fallback,
-                                DataRedisConnectionDetails redis, ObjectProvider<DirectoryConnectionPool> database,
+                                RedisEndpoint redis, ObjectProvider<DirectoryConnectionPool> database,
                                 ObjectProvider<LocalStateDirectory> localState,
-                                ObjectProvider<DirectoryRefresher> directoryRefresher, MeterRegistry meters) {
+                                ObjectProvider<DirectoryRefresher> directoryRefresher, TollgateMeters meters) {
         List<HeartbeatStore> stores = new ArrayList<>();
         stores.add(new RedisHeartbeats(heartbeat, fallback.heartbeatTtl(), fallback.heartbeatInterval()));
         DirectoryConnectionPool pool = database.getIfAvailable();
         if (pool != null) {
-            String fleet = fallback.fleet() != null ? fallback.fleet() : RedisAddress.of(redis);
+            String fleet = fallback.fleet() != null ? fallback.fleet() : redis.address();
             DirectoryRefresher refresher = directoryRefresher.getIfAvailable();
             stores.add(new PostgresHeartbeats(pool.dataSource(), fleet, fallback.heartbeatTtl(),
                     fallback.heartbeatInterval(), refresher == null ? () -> true : refresher::schemaReady));
@@ -95,7 +93,7 @@ class RateLimitingConfiguration {
         instances.start();
         Gauge.builder("tollgate.fallback.instances", instances, LiveInstances::count)
                 .description("Instance count the local fallback divides limits by")
-                .register(meters);
+                .register(meters.registry());
         return instances;
     }
 
@@ -113,8 +111,8 @@ class RateLimitingConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    DecisionMetrics decisionMetrics(MeterRegistry meters, ObservabilityProperties observability) {
-        return new DecisionMetrics(meters, observability.metrics().tenantTagSet());
+    DecisionMetrics decisionMetrics(TollgateMeters meters, ObservabilityProperties observability) {
+        return new DecisionMetrics(meters.registry(), observability.metrics().tenantTagSet());
     }
 
     /**
