@@ -37,16 +37,15 @@ import org.springframework.core.env.Environment;
 class DatabaseDirectoryConfiguration {
 
     /**
-     * From Spring Boot's standard {@code spring.datasource.url}, {@code .username}, {@code .password}.
-     * An application that defines its own {@link DatabaseEndpoint} bean (dev mode, for its embedded
-     * database) replaces this one.
+     * From {@code tollgate.datasource.*} when Tollgate has a database of its own, else from Spring
+     * Boot's standard {@code spring.datasource.url}, {@code .username}, {@code .password}; in the
+     * schema of {@code tollgate.datasource.schema}. An application that defines its own
+     * {@link DatabaseEndpoint} bean (dev mode, for its embedded database) replaces this one.
      */
     @Bean
     @ConditionalOnMissingBean
-    DatabaseEndpoint databaseEndpoint(Environment environment) {
-        return new DatabaseEndpoint(environment.getProperty("spring.datasource.url"),
-                environment.getProperty("spring.datasource.username"),
-                environment.getProperty("spring.datasource.password"));
+    DatabaseEndpoint databaseEndpoint(DatasourceProperties datasource, Environment environment) {
+        return datasource.endpoint(environment);
     }
 
     /**
@@ -60,7 +59,7 @@ class DatabaseDirectoryConfiguration {
 
     @Bean
     DirectoryRepository directoryRepository(DirectoryConnectionPool pool) {
-        return new DirectoryRepository(pool.dataSource());
+        return new DirectoryRepository(pool.dataSource(), pool.schema());
     }
 
     @Bean

@@ -29,6 +29,7 @@ import org.springframework.context.annotation.Import;
  */
 @AutoConfiguration(beforeName = "org.springframework.cloud.gateway.config.GatewayAutoConfiguration")
 @EnableConfigurationProperties({TollgateProperties.class, ObservabilityProperties.class, DirectoryProperties.class,
+        DatasourceProperties.class,
         RedisGuardProperties.class, FallbackProperties.class, HotKeyProperties.class, AdminProperties.class,
         LocalStateProperties.class, EdgeProperties.class})
 @Import({LimiterOnConfiguration.class, LimiterOffConfiguration.class, EdgeConfiguration.class})
