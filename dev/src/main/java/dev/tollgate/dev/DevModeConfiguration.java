@@ -1,5 +1,6 @@
 package dev.tollgate.dev;
 
+import dev.tollgate.spring.autoconfigure.DatasourceProperties;
 import dev.tollgate.spring.autoconfigure.RedisEndpoint;
 import dev.tollgate.spring.directory.DatabaseEndpoint;
 import dev.tollgate.spring.directory.ApiKeys;
@@ -62,17 +63,19 @@ public class DevModeConfiguration {
     /**
      * Points the rule directory at the dev database instead of {@code spring.datasource.*}: the one
      * started above, or the one {@code tollgate.dev.postgres.url} names (user {@code postgres}, no
-     * password, as the dev database has), e.g. another dev-mode gateway's.
+     * password, as the dev database has), e.g. another dev-mode gateway's; in the schema of
+     * {@code tollgate.datasource.schema}, if set.
      */
     @Bean
     DatabaseEndpoint devDatabaseEndpoint(ObjectProvider<PostgresServer> devPostgresServer,
-                                         @Value("${tollgate.dev.postgres.url:}") String url) {
+                                         @Value("${tollgate.dev.postgres.url:}") String url,
+                                         DatasourceProperties datasource) {
         if (!url.isBlank()) {
             log.info("Dev mode: using the PostgreSQL at {}", url);
-            return new DatabaseEndpoint(url, "postgres", "");
+            return new DatabaseEndpoint(url, "postgres", "", datasource.schema());
         }
         PostgresServer server = devPostgresServer.getObject();
-        return new DatabaseEndpoint(server.jdbcUrl(), server.username(), server.password());
+        return new DatabaseEndpoint(server.jdbcUrl(), server.username(), server.password(), datasource.schema());
     }
 
     /**
