@@ -1,5 +1,7 @@
 package dev.tollgate.dev;
 
+import dev.tollgate.spring.autoconfigure.DatasourceProperties;
+import dev.tollgate.spring.autoconfigure.RedisEndpoint;
 import dev.tollgate.spring.directory.DatabaseEndpoint;
 import dev.tollgate.spring.directory.ApiKeys;
 import dev.tollgate.spring.directory.DirectoryRepository;
@@ -12,7 +14,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.cloud.gateway.route.RouteLocator;
 import org.springframework.cloud.gateway.route.builder.RouteLocatorBuilder;
 import org.springframework.context.annotation.Bean;
@@ -39,15 +40,10 @@ public class DevModeConfiguration {
         return server;
     }
 
-    /** Points Spring Boot's Redis client at the dev server instead of {@code spring.data.redis.*}. */
+    /** Points Tollgate's Redis connections at the dev server instead of {@code spring.data.redis.*}. */
     @Bean
-    DataRedisConnectionDetails devRedisConnectionDetails(RedisServer devRedisServer) {
-        return new DataRedisConnectionDetails() {
-            @Override
-            public Standalone getStandalone() {
-                return Standalone.of(devRedisServer.host(), devRedisServer.port());
-            }
-        };
+    RedisEndpoint devRedisEndpoint(RedisServer devRedisServer) {
+        return RedisEndpoint.standalone(devRedisServer.host(), devRedisServer.port());
     }
 
     /**
@@ -67,17 +63,19 @@ public class DevModeConfiguration {
     /**
      * Points the rule directory at the dev database instead of {@code spring.datasource.*}: the one
      * started above, or the one {@code tollgate.dev.postgres.url} names (user {@code postgres}, no
-     * password, as the dev database has), e.g. another dev-mode gateway's.
+     * password, as the dev database has), e.g. another dev-mode gateway's; in the schema of
+     * {@code tollgate.datasource.schema}, if set.
      */
     @Bean
     DatabaseEndpoint devDatabaseEndpoint(ObjectProvider<PostgresServer> devPostgresServer,
-                                         @Value("${tollgate.dev.postgres.url:}") String url) {
+                                         @Value("${tollgate.dev.postgres.url:}") String url,
+                                         DatasourceProperties datasource) {
         if (!url.isBlank()) {
             log.info("Dev mode: using the PostgreSQL at {}", url);
-            return new DatabaseEndpoint(url, "postgres", "");
+            return new DatabaseEndpoint(url, "postgres", "", datasource.schema());
         }
         PostgresServer server = devPostgresServer.getObject();
-        return new DatabaseEndpoint(server.jdbcUrl(), server.username(), server.password());
+        return new DatabaseEndpoint(server.jdbcUrl(), server.username(), server.password(), datasource.schema());
     }
 
     /**

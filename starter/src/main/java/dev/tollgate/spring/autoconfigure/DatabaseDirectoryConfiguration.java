@@ -14,9 +14,9 @@ import dev.tollgate.spring.directory.RulesReadinessIndicator;
 import dev.tollgate.spring.directory.SnapshotFile;
 import dev.tollgate.spring.localstate.LocalState;
 import dev.tollgate.spring.localstate.LocalStateDirectory;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
@@ -26,23 +26,27 @@ import org.springframework.core.env.Environment;
 /**
  * {@code tollgate.source=database} (the default): rules and hashed API keys in PostgreSQL, held in
  * memory by the {@link Directory} and kept fresh by the {@link DirectoryRefresher} and the
- * {@link ChangeListener}. Nothing here needs the database to be up when the gateway starts.
+ * {@link ChangeListener}. Nothing here needs the database to be up when the gateway starts. Only with
+ * PostgreSQL support on the class path ({@link PostgresSupport}: the starter declares it optional);
+ * without it, {@link PostgresSupportMissingConfiguration} stops the start.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnProperty(name = "tollgate.source", havingValue = "database", matchIfMissing = true)
+@ConditionalOnClass(name = {"org.postgresql.Driver", "com.zaxxer.hikari.HikariDataSource",
+        "org.springframework.jdbc.core.JdbcTemplate", "org.flywaydb.core.Flyway",
+        "org.flywaydb.database.postgresql.PostgreSQLDatabaseType"})
 class DatabaseDirectoryConfiguration {
 
     /**
-     * From Spring Boot's standard {@code spring.datasource.url}, {@code .username}, {@code .password}.
-     * An application that defines its own {@link DatabaseEndpoint} bean (dev mode, for its embedded
-     * database) replaces this one.
+     * From {@code tollgate.datasource.*} when Tollgate has a database of its own, else from Spring
+     * Boot's standard {@code spring.datasource.url}, {@code .username}, {@code .password}; in the
+     * schema of {@code tollgate.datasource.schema}. An application that defines its own
+     * {@link DatabaseEndpoint} bean (dev mode, for its embedded database) replaces this one.
      */
     @Bean
     @ConditionalOnMissingBean
-    DatabaseEndpoint databaseEndpoint(Environment environment) {
-        return new DatabaseEndpoint(environment.getProperty("spring.datasource.url"),
-                environment.getProperty("spring.datasource.username"),
-                environment.getProperty("spring.datasource.password"));
+    DatabaseEndpoint databaseEndpoint(DatasourceProperties datasource, Environment environment) {
+        return datasource.endpoint(environment);
     }
 
     /**
@@ -56,7 +60,7 @@ class DatabaseDirectoryConfiguration {
 
     @Bean
     DirectoryRepository directoryRepository(DirectoryConnectionPool pool) {
-        return new DirectoryRepository(pool.dataSource());
+        return new DirectoryRepository(pool.dataSource(), pool.schema());
     }
 
     @Bean
@@ -78,13 +82,13 @@ class DatabaseDirectoryConfiguration {
     @Bean(destroyMethod = "close")
     DirectoryRefresher directoryRefresher(DirectoryRepository repository, Directory directory, DirectoryProperties p,
                                           DatabaseEndpoint endpoint, ObjectProvider<LocalState> localState,
-                                          MeterRegistry meters, ObjectProvider<DirectorySeed> seeds,
+                                          TollgateMeters meters, ObjectProvider<DirectorySeed> seeds,
                                           ObjectProvider<ChangeLogFollower> followers) {
         LocalStateDirectory folder = localState.getIfAvailable(LocalState::none).folder().orElse(null);
         DirectoryRefresher refresher = new DirectoryRefresher(repository, directory,
                 new DirectoryRefresher.Settings(p.refreshInterval(), p.fullReloadInterval(), p.retryDelay(),
                         p.changeRetention(), p.changeLookback(), p.migrate()),
-                meters, seeds.orderedStream().toList(), followers.orderedStream().toList(),
+                meters.registry(), seeds.orderedStream().toList(), followers.orderedStream().toList(),
                 folder == null ? null : new SnapshotFile(folder, endpoint),
                 SerialScheduler.daemonThread("tollgate-directory"));
         refresher.start();

@@ -8,14 +8,16 @@ import javax.sql.DataSource;
 /**
  * The JDBC connections the rule directory and the admin API share. The pool opens without the
  * database (start-up never waits for PostgreSQL) and gives up on a connection after 2 s rather than
- * hang while the database is gone.
+ * hang while the database is gone. Every connection works in the endpoint's schema, if it names one.
  */
 final class DirectoryConnectionPool implements AutoCloseable {
 
     private final HikariDataSource pool;
+    private final String schema;
 
-    private DirectoryConnectionPool(HikariDataSource pool) {
+    private DirectoryConnectionPool(HikariDataSource pool, String schema) {
         this.pool = pool;
+        this.schema = schema;
     }
 
     static DirectoryConnectionPool open(DatabaseEndpoint endpoint, int size) {
@@ -24,15 +26,23 @@ final class DirectoryConnectionPool implements AutoCloseable {
         config.setJdbcUrl(endpoint.url());
         config.setUsername(endpoint.username());
         config.setPassword(endpoint.password());
+        if (endpoint.schema() != null) {
+            config.addDataSourceProperty("currentSchema", endpoint.schema());
+        }
         config.setMaximumPoolSize(size);
         config.setMinimumIdle(1);
         config.setInitializationFailTimeout(-1);
         config.setConnectionTimeout(2_000);
-        return new DirectoryConnectionPool(new HikariDataSource(config));
+        return new DirectoryConnectionPool(new HikariDataSource(config), endpoint.schema());
     }
 
     DataSource dataSource() {
         return pool;
+    }
+
+    /** The schema Tollgate's tables live in, or {@code null} for the connections' default. */
+    String schema() {
+        return schema;
     }
 
     @Override

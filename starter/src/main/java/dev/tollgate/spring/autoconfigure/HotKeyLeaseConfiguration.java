@@ -6,7 +6,6 @@ import dev.tollgate.redis.RedisBucketStore;
 import dev.tollgate.redis.RedisTokenLeaseSource;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -22,18 +21,18 @@ class HotKeyLeaseConfiguration {
 
     @Bean(destroyMethod = "close")
     LeasingBucketStore leasingBucketStore(RedisBucketStore redis, RedisTokenLeaseSource leaseSource,
-                                          HotKeyProperties hotKeys, MeterRegistry meters) {
+                                          HotKeyProperties hotKeys, TollgateMeters meters) {
         LeasingBucketStore leasing = new LeasingBucketStore(redis, leaseSource, hotKeys.leases().policy(),
                 MonotonicClock.system());
         FunctionCounter.builder("tollgate.leases.local.decisions", leasing, LeasingBucketStore::localDecisions)
                 .description("Decisions served from a token lease held by this instance, without a Redis call")
-                .register(meters);
+                .register(meters.registry());
         FunctionCounter.builder("tollgate.leases.calls", leasing, LeasingBucketStore::leaseCalls)
-                .description("Redis calls that took a batch of tokens for a hot key").register(meters);
+                .description("Redis calls that took a batch of tokens for a hot key").register(meters.registry());
         FunctionCounter.builder("tollgate.leases.returns", leasing, LeasingBucketStore::giveBackCalls)
-                .description("Redis calls that gave unspent leased tokens back").register(meters);
+                .description("Redis calls that gave unspent leased tokens back").register(meters.registry());
         Gauge.builder("tollgate.leases.keys", leasing, LeasingBucketStore::trackedKeys)
-                .description("Keys whose request rate this instance tracks for leasing").register(meters);
+                .description("Keys whose request rate this instance tracks for leasing").register(meters.registry());
         return leasing;
     }
 

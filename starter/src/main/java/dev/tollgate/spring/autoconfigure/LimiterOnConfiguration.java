@@ -14,7 +14,8 @@ import org.springframework.context.annotation.Import;
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnBooleanProperty(name = "tollgate.enabled", matchIfMissing = true)
-@Import({LocalStateConfiguration.class, DatabaseDirectoryConfiguration.class, StaticDirectoryConfiguration.class,
+@Import({LocalStateConfiguration.class, DatabaseDirectoryConfiguration.class,
+        PostgresSupportMissingConfiguration.class, StaticDirectoryConfiguration.class,
         RedisStoreConfiguration.class, HotKeyLeaseConfiguration.class, RateLimitingConfiguration.class})
 class LimiterOnConfiguration {
 }

@@ -34,11 +34,9 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
@@ -55,7 +53,7 @@ class RateLimitingConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "redisCircuitBreaker")
-    CircuitBreaker redisCircuitBreaker(RedisGuardProperties guard, MeterRegistry meters) {
+    CircuitBreaker redisCircuitBreaker(RedisGuardProperties guard, TollgateMeters meters) {
         RedisGuardProperties.CircuitBreakerProperties cb = guard.circuitBreaker();
         CircuitBreakerConfig config = CircuitBreakerConfig.custom()
                 .failureRateThreshold(cb.failureRateThreshold())
@@ -66,7 +64,7 @@ class RateLimitingConfiguration {
                 .permittedNumberOfCallsInHalfOpenState(cb.permittedCallsInHalfOpenState())
                 .build();
         CircuitBreakerRegistry registry = CircuitBreakerRegistry.of(config);
-        TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(registry).bindTo(meters);
+        TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(registry).bindTo(meters.registry());
         return registry.circuitBreaker("redis");
     }
 
@@ -77,14 +75,14 @@ class RateLimitingConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     LiveInstances liveInstances(InstanceHeartbeat heartbeat, FallbackProperties fallback,
-                                DataRedisConnectionDetails redis, ObjectProvider<DirectoryConnectionPool> database,
+                                RedisEndpoint redis, ObjectProvider<DirectoryConnectionPool> database,
                                 ObjectProvider<LocalState> localState,
-                                ObjectProvider<DirectoryRefresher> directoryRefresher, MeterRegistry meters) {
+                                ObjectProvider<DirectoryRefresher> directoryRefresher, TollgateMeters meters) {
         List<HeartbeatStore> stores = new ArrayList<>();
         stores.add(new RedisHeartbeats(heartbeat, fallback.heartbeatTtl(), fallback.heartbeatInterval()));
         DirectoryConnectionPool pool = database.getIfAvailable();
         if (pool != null) {
-            String fleet = fallback.fleet() != null ? fallback.fleet() : RedisAddress.of(redis);
+            String fleet = fallback.fleet() != null ? fallback.fleet() : redis.address();
             DirectoryRefresher refresher = directoryRefresher.getIfAvailable();
             stores.add(new PostgresHeartbeats(pool.dataSource(), fleet, fallback.heartbeatTtl(),
                     fallback.heartbeatInterval(), refresher == null ? () -> true : refresher::schemaReady));
@@ -96,7 +94,7 @@ class RateLimitingConfiguration {
         instances.start();
         Gauge.builder("tollgate.fallback.instances", instances, LiveInstances::count)
                 .description("Instance count the local fallback divides limits by")
-                .register(meters);
+                .register(meters.registry());
         return instances;
     }
 
@@ -114,8 +112,8 @@ class RateLimitingConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    DecisionMetrics decisionMetrics(MeterRegistry meters, ObservabilityProperties observability) {
-        return new DecisionMetrics(meters, observability.metrics().tenantTagSet());
+    DecisionMetrics decisionMetrics(TollgateMeters meters, ObservabilityProperties observability) {
+        return new DecisionMetrics(meters.registry(), observability.metrics().tenantTagSet());
     }
 
     /**

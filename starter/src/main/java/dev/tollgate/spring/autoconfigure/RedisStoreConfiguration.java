@@ -15,29 +15,28 @@ import dev.tollgate.spring.limiter.CircuitBreakerGate;
 import dev.tollgate.spring.instances.LiveInstances;
 import dev.tollgate.spring.limiter.DecisionMetrics;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.netty.channel.EventLoopGroup;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.http.client.ReactorResourceFactory;
 import reactor.netty.resources.LoopResources;
 
 /**
  * Tollgate's Redis connection and what runs on it. Redis is configured with Spring Boot's standard
- * {@code spring.data.redis.*} properties (host, port, credentials, database, SSL, cluster nodes), but
- * Tollgate opens its own client on them ({@link DedicatedRedisClient}: on the gateway's HTTP event
- * loops, fail-fast while disconnected, quick reconnects), so that its settings never change the
- * application's own Redis client. Redis need not be up when the gateway starts.
+ * {@code spring.data.redis.*} properties (host, port, credentials, database, SSL, cluster nodes), read
+ * by Tollgate itself ({@link RedisConnectionProperties}: no Spring Data Redis needed), and Tollgate opens
+ * its own client on them ({@link DedicatedRedisClient}: on the gateway's HTTP event loops, fail-fast
+ * while disconnected, quick reconnects), so that its settings never change an application's own Redis
+ * client. Redis need not be up when the gateway starts.
  */
 @Configuration(proxyBeanMethods = false)
 class RedisStoreConfiguration {
@@ -45,7 +44,13 @@ class RedisStoreConfiguration {
     private static final Logger log = LoggerFactory.getLogger(RedisStoreConfiguration.class);
 
     private static final int WARM_UP_CALLS = 20;
-    private static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(1);
+
+    /** From {@code spring.data.redis.*}; an application's own bean of this type (dev mode's) replaces it. */
+    @Bean
+    @ConditionalOnMissingBean
+    RedisEndpoint tollgateRedisEndpoint(Environment environment) {
+        return RedisConnectionProperties.endpoint(environment);
+    }
 
     /**
      * On the gateway's own HTTP event loops when it can (one connection per loop: a request's Redis
@@ -53,30 +58,17 @@ class RedisStoreConfiguration {
      * its own.
      */
     @Bean(destroyMethod = "close")
-    DedicatedRedisClient tollgateRedisClient(DataRedisConnectionDetails details,
-                                             ObjectProvider<DataRedisProperties> redisProperties,
-                                             RedisGuardProperties guard,
+    DedicatedRedisClient tollgateRedisClient(RedisEndpoint endpoint, RedisGuardProperties guard,
                                              ObjectProvider<ReactorResourceFactory> reactorResources) {
         DedicatedRedisClient.Loops loops = DedicatedRedisClient.Loops.of(gatewayLoops(reactorResources));
-        log.info("Tollgate's Redis connections run on {}", loops.shared()
+        log.info("Tollgate's Redis connections to {} run on {}", endpoint, loops.shared()
                 ? "the gateway's HTTP event loops (one connection per loop)" : "an I/O thread of their own");
-        DataRedisProperties properties = redisProperties.getIfAvailable();
-        Duration commandTimeout = properties != null && properties.getTimeout() != null
-                ? properties.getTimeout() : DEFAULT_COMMAND_TIMEOUT;
-        if (details.getSentinel() != null) {
-            throw new IllegalStateException("Redis Sentinel is not supported by Tollgate's bucket store; "
-                    + "use a standalone server (spring.data.redis.host/port) or a cluster "
-                    + "(spring.data.redis.cluster.nodes)");
+        if (endpoint.cluster()) {
+            return DedicatedRedisClient.cluster(endpoint.uris(), endpoint.commandTimeout(), guard.reconnectMaxDelay(),
+                    loops);
         }
-        if (details.getCluster() != null) {
-            List<RedisURI> seeds = details.getCluster().getNodes().stream()
-                    .map(node -> uri(details, node.host(), node.port(), 0))
-                    .toList();
-            return DedicatedRedisClient.cluster(seeds, commandTimeout, guard.reconnectMaxDelay(), loops);
-        }
-        DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
-        return DedicatedRedisClient.standalone(uri(details, standalone.getHost(), standalone.getPort(),
-                standalone.getDatabase()), commandTimeout, guard.reconnectMaxDelay(), loops);
+        return DedicatedRedisClient.standalone(endpoint.uris().get(0), endpoint.commandTimeout(),
+                guard.reconnectMaxDelay(), loops);
     }
 
     /** The event loops Reactor Netty's HTTP server runs on (Spring Boot's ReactorResourceFactory), if any. */
@@ -156,21 +148,5 @@ class RedisStoreConfiguration {
                     Long.toString(limits.refillMicrosPerMilli()), Long.toString(limits.costMicros())));
         }
         return chain;
-    }
-
-    private static RedisURI uri(DataRedisConnectionDetails details, String host, int port, int database) {
-        RedisURI.Builder uri = RedisURI.builder()
-                .withHost(host)
-                .withPort(port)
-                .withDatabase(database)
-                .withSsl(details.getSslBundle() != null);
-        if (details.getPassword() != null) {
-            if (details.getUsername() != null) {
-                uri.withAuthentication(details.getUsername(), details.getPassword().toCharArray());
-            } else {
-                uri.withPassword(details.getPassword().toCharArray());
-            }
-        }
-        return uri.build();
     }
 }

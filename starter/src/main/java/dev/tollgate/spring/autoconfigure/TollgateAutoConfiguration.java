@@ -1,8 +1,12 @@
 package dev.tollgate.spring.autoconfigure;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
 /**
@@ -14,13 +18,26 @@ import org.springframework.context.annotation.Import;
  * defines a bean of the same type; {@code tollgate.enabled=false} turns the limiter off altogether
  * ({@link LimiterOnConfiguration}: nothing that reads PostgreSQL or Redis is built; the edge stays).
  *
- * <p>Runs after Spring Boot's Redis auto-configuration, whose Lettuce client (built from
- * {@code spring.data.redis.*}) Tollgate opens its connection on.
+ * <p>Needs no more of Spring Boot than Spring Cloud Gateway does: Redis is read from
+ * {@code spring.data.redis.*} by Tollgate itself (no Spring Data Redis), health indicators and meters
+ * are there for an application that adds the actuator, and rules in PostgreSQL need
+ * {@code tollgate-spring-boot-starter-postgresql} ({@link DatabaseDirectoryConfiguration}).
+ *
+ * <p>Before Spring Cloud Gateway's own auto-configuration, whose {@code RequestRateLimiter} filter
+ * exists only if a {@code RateLimiter} bean is defined by then: in an application without Spring Data
+ * Redis (hence without Spring Cloud Gateway's {@code redisRateLimiter}), Tollgate's is the one.
  */
-@AutoConfiguration(after = DataRedisAutoConfiguration.class)
+@AutoConfiguration(beforeName = "org.springframework.cloud.gateway.config.GatewayAutoConfiguration")
 @EnableConfigurationProperties({TollgateProperties.class, ObservabilityProperties.class, DirectoryProperties.class,
+        DatasourceProperties.class,
         RedisGuardProperties.class, FallbackProperties.class, HotKeyProperties.class, AdminProperties.class,
         LocalStateProperties.class, EdgeProperties.class})
 @Import({LimiterOnConfiguration.class, LimiterOffConfiguration.class, EdgeConfiguration.class})
 public class TollgateAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    TollgateMeters tollgateMeters(ObjectProvider<MeterRegistry> registries) {
+        return new TollgateMeters(registries.getIfAvailable(SimpleMeterRegistry::new));
+    }
 }

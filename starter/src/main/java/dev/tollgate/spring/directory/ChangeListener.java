@@ -56,8 +56,8 @@ public final class ChangeListener implements AutoCloseable {
 
     private void run() {
         while (!closed) {
-            try (Connection connection = DriverManager.getConnection(endpoint.url(), endpoint.username(),
-                    endpoint.password())) {
+            try (Connection connection = DriverManager.getConnection(endpoint.url(),
+                    endpoint.connectionProperties())) {
                 try (Statement s = connection.createStatement()) {
                     s.execute("LISTEN " + CHANNEL);
                 }

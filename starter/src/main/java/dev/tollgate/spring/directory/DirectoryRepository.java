@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -32,20 +33,34 @@ public final class DirectoryRepository {
 
     private final DataSource dataSource;
     private final JdbcTemplate jdbc;
+    private final String schema;
 
     public DirectoryRepository(DataSource dataSource) {
+        this(dataSource, null);
+    }
+
+    /**
+     * @param schema the schema the tables live in (the migrations create it), or {@code null} for the
+     *               connections' default; the data source's connections must work in it too
+     */
+    public DirectoryRepository(DataSource dataSource, String schema) {
         this.dataSource = dataSource;
         this.jdbc = new JdbcTemplate(dataSource);
+        this.schema = schema;
     }
 
     /**
      * Applies the Flyway migrations under {@code classpath:dev/tollgate/db/migration}, recorded in a
      * history table of their own ({@code tollgate_schema_history}): an application that runs its own
-     * Flyway migrations on the same database keeps them apart from ours.
+     * Flyway migrations on the same database keeps them apart from ours. With a schema, the tables
+     * and the history table go there, and the schema is created if missing.
      */
     public void migrate() {
-        Flyway.configure().dataSource(dataSource)
-                .locations("classpath:dev/tollgate/db/migration")
+        FluentConfiguration flyway = Flyway.configure().dataSource(dataSource);
+        if (schema != null) {
+            flyway.schemas(schema);
+        }
+        flyway.locations("classpath:dev/tollgate/db/migration")
                 .table("tollgate_schema_history")
                 // A database that already holds other tables (an application's own) is not an error.
                 .baselineOnMigrate(true)

@@ -67,7 +67,9 @@ public final class SnapshotFile {
         this.folder = folder;
         this.source = source;
         this.sourceFingerprint = sha256().digest(("postgresql\n" + withoutQuery(source.url()) + "\n"
-                + source.username()).getBytes(StandardCharsets.UTF_8));
+                + source.username()
+                // Two schemas of one database hold two directories: a snapshot of one is not the other's.
+                + (source.schema() == null ? "" : "\nschema " + source.schema())).getBytes(StandardCharsets.UTF_8));
     }
 
     public Path path() {

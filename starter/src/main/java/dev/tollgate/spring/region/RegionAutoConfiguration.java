@@ -7,12 +7,12 @@ import dev.tollgate.core.region.RegionalRuleBook;
 import dev.tollgate.core.region.ShareRebalancer;
 import dev.tollgate.spring.autoconfigure.DirectoryProperties;
 import dev.tollgate.spring.autoconfigure.TollgateAutoConfiguration;
+import dev.tollgate.spring.autoconfigure.TollgateMeters;
 import dev.tollgate.spring.autoconfigure.TollgateProperties;
 import dev.tollgate.spring.directory.DatabaseEndpoint;
 import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.spring.filter.DecisionListener;
 import dev.tollgate.spring.instances.LiveInstances;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -104,12 +104,12 @@ public class RegionAutoConfiguration {
                                             RebalancerProperties rebalancer, CurrentShares shares,
                                             RegionalRuleBook regionalRules, Directory directory,
                                             DatabaseEndpoint endpoint, DirectoryProperties directoryProperties,
-                                            LiveInstances instances, MeterRegistry meters) {
+                                            LiveInstances instances, TollgateMeters meters) {
             RegionCoordinator coordinator = new RegionCoordinator(new RegionCoordinator.Parts(endpoint, shares,
                     regionDemandMeter, regionalRules, directory, instances::count, instances.instanceId(),
                     new ShareRebalancer(rebalancer.settings(regions.defaultShares())),
                     rebalancer.interval(), directoryProperties.retryDelay(), MonotonicClock.system()));
-            coordinator.start(new RebalancerMetrics(meters, coordinator, shares));
+            coordinator.start(new RebalancerMetrics(meters.registry(), coordinator, shares));
             return coordinator;
         }
     }

@@ -142,11 +142,7 @@ public final class RegionCoordinator implements AutoCloseable {
 
     private void run() {
         while (!closed) {
-            Properties props = new Properties();
-            props.setProperty("user", endpoint.username() == null ? "" : endpoint.username());
-            if (endpoint.password() != null) {
-                props.setProperty("password", endpoint.password());
-            }
+            Properties props = endpoint.connectionProperties();
             props.setProperty("ApplicationName", "tollgate-region");
             // A database that stops answering (a network black hole) must not hang this thread, and
             // with it the shares' refresh and the role it reports, for the kernel's TCP timeouts.

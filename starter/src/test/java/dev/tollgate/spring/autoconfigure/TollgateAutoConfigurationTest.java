@@ -30,7 +30,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -46,7 +45,7 @@ class TollgateAutoConfigurationTest {
     static void start() {
         redis = RedisServer.start();
         runner = new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, TollgateAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(TollgateAutoConfiguration.class))
                 .withUserConfiguration(Meters.class)
                 .withPropertyValues("spring.data.redis.port=" + redis.port(), "tollgate.source=static");
     }

@@ -24,7 +24,9 @@ class MigrationsAreImmutableTest {
             "V3__shadow_rules.sql", "7c2a73d07a4c04cb56969469dcb896bec1b96e46c7a16bed56850dec129945e2",
             "V4__sharded_rules.sql", "11647d2b089e00de60075acb870f1be382b5f32e0d490e7cd89dfcd2ba9d6d26",
             "V5__gateway_instance_heartbeats.sql", "6b9fd10650e0905349c6933b72365dcd5df0d5c544320413ffef403a619abd29",
-            "V6__region_shares.sql", "1ea3b4b74526d97a1d0f28ccd6acf0b5c3113451e811fac6457d5d20d07a1f85");
+            "V6__region_shares.sql", "1ea3b4b74526d97a1d0f28ccd6acf0b5c3113451e811fac6457d5d20d07a1f85",
+            "V7__trigger_functions_search_path.sql",
+            "040868803bb990dc6602e16fadba900f13142ad36e50d7c41b301579d7ee3143");
 
     @Test
     void everyMigrationIsPinnedAndUnchanged() throws Exception {

@@ -1,0 +1,58 @@
+package dev.tollgate.spring.autoconfigure;
+
+import dev.tollgate.spring.directory.DatabaseEndpoint;
+import java.util.regex.Pattern;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.env.Environment;
+
+/**
+ * The PostgreSQL Tollgate keeps its rules, keys, heartbeats and region shares in
+ * ({@code tollgate.datasource.*}), when it is not the application's own: unset, Tollgate uses Spring
+ * Boot's {@code spring.datasource.url}, {@code .username} and {@code .password}. Tollgate always opens
+ * its own connections (its own small pool, its {@code LISTEN} connection, the region coordinator's);
+ * it never uses, nor replaces, an application's {@code DataSource}.
+ *
+ * @param url      JDBC URL of Tollgate's own database ({@code jdbc:postgresql://host:5432/db}); when set, the
+ *                 user name and password are this group's too, never {@code spring.datasource.*}'s.
+ * @param username Database user for {@code url}.
+ * @param password Password of that user.
+ * @param schema   Schema Tollgate's tables live in (created by the migrations when missing); every connection
+ *                 Tollgate opens works in it. Unset: the connection's default (normally {@code public}).
+ */
+@ConfigurationProperties("tollgate.datasource")
+public record DatasourceProperties(String url, String username, String password, String schema) {
+
+    /** An unquoted PostgreSQL identifier: no quoting, no case folding, no injection. */
+    private static final Pattern SCHEMA = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+
+    public DatasourceProperties {
+        url = blankToNull(url);
+        schema = blankToNull(schema);
+        if (schema != null && !SCHEMA.matcher(schema).matches()) {
+            throw new IllegalArgumentException("tollgate.datasource.schema must be a lower-case PostgreSQL name"
+                    + " (letters, digits, '_', not starting with a digit, at most 63 characters), was '" + schema + "'");
+        }
+    }
+
+    /**
+     * Where Tollgate's PostgreSQL is: {@code tollgate.datasource.*} when its URL is set, else
+     * {@code spring.datasource.*}; in the schema of {@code tollgate.datasource.schema} either way.
+     */
+    DatabaseEndpoint endpoint(Environment environment) {
+        if (url != null) {
+            return new DatabaseEndpoint(url, username, password, schema);
+        }
+        return new DatabaseEndpoint(environment.getProperty("spring.datasource.url"),
+                environment.getProperty("spring.datasource.username"),
+                environment.getProperty("spring.datasource.password"), schema);
+    }
+
+    @Override
+    public String toString() {
+        return "DatasourceProperties[url=" + url + ", username=" + username + ", schema=" + schema + "]";
+    }
+
+    private static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value;
+    }
+}
