@@ -30,6 +30,12 @@ final class RunningGateway implements AutoCloseable {
     /** Property naming the folder an instance keeps its saved snapshot and instance count in. */
     static final String LOCAL_STATE = "tollgate.local-state.directory";
 
+    /** Who sees health details: everyone in tests (which check them) unless a test says {@link #AS_SHIPPED}. */
+    static final String HEALTH_DETAILS = "management.endpoint.health.show-details";
+
+    /** A property value meaning "not given here": application.yml's own value applies. */
+    static final String AS_SHIPPED = "(as shipped)";
+
     private final ConfigurableApplicationContext context;
     private final int port;
     private final Path ownLocalState;
@@ -50,12 +56,14 @@ final class RunningGateway implements AutoCloseable {
         all.put("server.port", "0");
         all.put("management.server.port", "0");
         all.put("spring.main.banner-mode", "off");
+        all.put(HEALTH_DETAILS, "always");
         Path ownLocalState = null;
         if (!properties.containsKey(LOCAL_STATE)) {
             ownLocalState = temporaryFolder("tollgate-local-state");
             all.put(LOCAL_STATE, ownLocalState.toString());
         }
         all.putAll(properties);
+        all.values().removeIf(AS_SHIPPED::equals);
         // As command-line arguments, so they win over application.yml like an operator's would.
         String[] args = all.entrySet().stream()
                 .map(e -> "--" + e.getKey() + "=" + e.getValue())
