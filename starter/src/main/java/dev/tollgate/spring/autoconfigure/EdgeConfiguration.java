@@ -44,8 +44,9 @@ class EdgeConfiguration {
         EdgeProperties.ForwardingProperties forwarding = edge.forwarding();
         String tenantHeader = forwarding.tenantHeaderOrNull();
         if (tenantHeader != null && tenantHeader.equalsIgnoreCase(tollgate.apiKeyHeader())) {
-            throw new IllegalArgumentException("tollgate.forwarding.tenant-header must differ from"
-                    + " tollgate.api-key-header, both are '" + tenantHeader + "'");
+            throw new InvalidSettingException("tollgate.forwarding.tenant-header", tenantHeader,
+                    "tollgate.forwarding.tenant-header must differ from tollgate.api-key-header, both are '"
+                            + tenantHeader + "'");
         }
         return new TenantHeadersFilter(forwarding.stripApiKey() ? tollgate.apiKeyHeader() : null, tenantHeader);
     }

@@ -41,8 +41,8 @@ public record EdgeProperties(@DefaultValue PathProperties paths, @DefaultValue F
         public ForwardingProperties {
             tenantHeader = tenantHeader == null ? "" : tenantHeader.strip();
             if (!tenantHeader.isEmpty() && !HeaderNames.isToken(tenantHeader)) {
-                throw new IllegalArgumentException("tollgate.forwarding.tenant-header must be a header name, was '"
-                        + tenantHeader + "'");
+                throw new InvalidSettingException("tollgate.forwarding.tenant-header", tenantHeader,
+                        "tollgate.forwarding.tenant-header must be a header name, was '" + tenantHeader + "'");
             }
         }
 
