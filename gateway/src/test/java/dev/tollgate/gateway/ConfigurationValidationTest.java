@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tollgate.spring.autoconfigure.InvalidSettingException;
+import dev.tollgate.testkit.FreePort;
 import dev.tollgate.testkit.RedisServer;
 import java.util.HashMap;
 import java.util.Map;
@@ -108,11 +109,44 @@ class ConfigurationValidationTest {
     }
 
     @Test
-    void aShortAdminTokenIsAcceptedWhereShortTokensAreExplicitlyAllowed() {
-        try (RunningGateway gateway = RunningGateway.start(withRedis(Map.of(
-                "tollgate.admin.token", "dev", "tollgate.admin.allow-short-token", "true")))) {
+    void aShortAdminTokenIsAcceptedWhereShortTokensAreExplicitlyAllowedWithAWarningOutsideDevMode(
+            CapturedOutput output) {
+        Map<String, Object> shortToken = withRedis(Map.of(
+                "tollgate.admin.token", "dev", "tollgate.admin.allow-short-token", "true"));
+        try (RunningGateway gateway = RunningGateway.start(shortToken, "dev")) {
             assertThat(gateway.port()).isPositive();
         }
+        assertThat(output.getOut()).doesNotContain("allow-short-token");
+        try (RunningGateway gateway = RunningGateway.start(shortToken)) {
+            assertThat(gateway.port()).isPositive();
+        }
+        assertThat(output.getOut()).contains("WARN").contains("tollgate.admin.allow-short-token=true outside dev mode");
+    }
+
+    @Test
+    void actuatorOnThePublicPortIsRefused(CapturedOutput output) {
+        String port = Integer.toString(FreePort.find());
+        assertThatThrownBy(() -> RunningGateway.start(withRedis(Map.of(
+                "server.port", port, "management.server.port", port))))
+                .hasRootCauseMessage("management.server.port is " + port + ", the same as server.port: health,"
+                        + " metrics and the other actuator endpoints would answer on the public gateway port");
+        assertThat(output.getOut())
+                .contains("Setting: management.server.port")
+                .contains("Set management.server.port to a port of its own");
+        // The same port on a loopback address is nobody else's: allowed (dev mode, the benchmark).
+        try (RunningGateway gateway = RunningGateway.start(withRedis(Map.of(
+                "server.port", port, "management.server.port", port, "server.address", "127.0.0.1")))) {
+            assertThat(gateway.management("/actuator/health").statusCode()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void anAdminTokenWithoutAManagementPortOfItsOwnIsRefused() {
+        assertThatThrownBy(() -> RunningGateway.start(withRedis(Map.of(
+                "management.server.port", "", "tollgate.admin.token", "sixteen-chars-ok"))))
+                .hasRootCauseInstanceOf(InvalidSettingException.class)
+                .hasStackTraceContaining("management.server.port is not set, so actuator shares the gateway port"
+                        + " and the admin API (tollgate.admin.token is set) does not exist");
     }
 
     @Test

@@ -12,6 +12,7 @@ public final class InvalidSettingException extends IllegalArgumentException {
 
     private final String setting;
     private final String value;
+    private final String action;
 
     /**
      * @param setting the setting at fault, in full
@@ -19,9 +20,15 @@ public final class InvalidSettingException extends IllegalArgumentException {
      * @param message the whole sentence: the setting, what is wrong, and (unless secret) the value
      */
     public InvalidSettingException(String setting, String value, String message) {
+        this(setting, value, message, null);
+    }
+
+    /** As above, with what to do when "correct the setting" would not say enough. */
+    public InvalidSettingException(String setting, String value, String message, String action) {
         super(message);
         this.setting = setting;
         this.value = value;
+        this.action = action;
     }
 
     /** A rule's field refused by the rule itself, for the rule configured under {@code prefix}. */
@@ -38,6 +45,11 @@ public final class InvalidSettingException extends IllegalArgumentException {
     /** The value it was given, or null if it is not to be quoted. */
     public String value() {
         return value;
+    }
+
+    /** What to do, or null for "correct the setting". */
+    public String action() {
+        return action;
     }
 
     /** {@code refillPerSecond} to {@code refill-per-second}: a record component as a setting name. */

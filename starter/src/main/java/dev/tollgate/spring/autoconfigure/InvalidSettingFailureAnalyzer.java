@@ -41,7 +41,7 @@ public class InvalidSettingFailureAnalyzer extends AbstractFailureAnalyzer<Inval
         if (origin != null) {
             description.append("    Origin: ").append(origin).append('\n');
         }
-        String action = "Correct " + cause.setting() + " (in application.yml, as --" + cause.setting()
+        String action = cause.action() != null ? cause.action() : "Correct " + cause.setting() + " (in application.yml, as --" + cause.setting()
                 + "=... on the command line, or in the environment"
                 + (cause.setting().indexOf('[') < 0 ? " as " + environmentVariable(cause.setting()) : "")
                 + "). Every Tollgate setting, its default and its limits are in README.md, \"Configuration\".";
