@@ -30,8 +30,9 @@ import reactor.core.publisher.Mono;
 /**
  * Adding the starter changes no route that did not ask for Tollgate: a route limited by Spring Cloud
  * Gateway's own {@code RedisRateLimiter} keeps it, an application with a {@code @Primary RateLimiter}
- * of its own starts and keeps it, and with {@code tollgate.enabled=false} routes that name
- * {@code #{@tollgateRateLimiter}} start and are served unlimited. Each application is started as its
+ * of its own starts and keeps it, with {@code tollgate.enabled=false} routes that name
+ * {@code #{@tollgateRateLimiter}} start and are served unlimited, and routes Tollgate does not limit
+ * get their paths and headers through as sent unless the application turns the edge on. Each application is started as its
  * team would, on a real Redis and a real backend, from properties alone (not the example's
  * {@code application.yml}).
  */
@@ -189,8 +190,59 @@ class StarterCoexistenceTest {
         }
     }
 
+    /** {@code extra}, and a route Tollgate does not limit. */
+    private static String[] withOpenRoute(String... extra) {
+        List<String> all = new ArrayList<>(List.of(
+                ROUTES + "[2].id=open",
+                ROUTES + "[2].uri=" + backend.uri(),
+                ROUTES + "[2].predicates[0]=Path=/open/**"));
+        all.addAll(List.of(extra));
+        return all.toArray(String[]::new);
+    }
+
+    @Test
+    void routesTollgateDoesNotLimitReachTheBackendAsSentWhenItLimitsOnlyChosenRoutesOrIsOff() throws Exception {
+        for (String enabled : List.of("true", "false")) {
+            try (ConfigurableApplicationContext app = run(OwnGateway.class, true,
+                    withOpenRoute("--tollgate.enabled=" + enabled))) {
+                int before = backend.requests();
+                for (String path : List.of("/open/a;jsessionid=1", "/open/a%2Fb", "/open/x/../y")) {
+                    HttpResponse<String> response = send(port(app), path,
+                            Map.of("X-Api-Key", "secret-of-the-app", "X-Tenant-Id", "as-sent"));
+                    assertThat(response.statusCode()).as(enabled + " " + path).isEqualTo(200);
+                    TestUpstream.Received received = backend.last();
+                    assertThat(received.target()).as(enabled).isEqualTo(path);
+                    assertThat(received.header("X-Api-Key")).as(enabled).containsExactly("secret-of-the-app");
+                    assertThat(received.header("X-Tenant-Id")).as(enabled).containsExactly("as-sent");
+                }
+                assertThat(backend.requests() - before).isEqualTo(3);
+            }
+        }
+    }
+
+    @Test
+    void theEdgeIsOnWhereTheApplicationAsksForIt() throws Exception {
+        try (ConfigurableApplicationContext app = run(OwnGateway.class, true, withOpenRoute(
+                "--tollgate.paths.normalize=true", "--tollgate.forwarding.strip-api-key=true"))) {
+            assertThat(send(port(app), "/open/a;jsessionid=1", Map.of()).statusCode()).isEqualTo(400);
+            assertThat(send(port(app), "/open/x/../y", Map.of("X-Api-Key", "secret-of-the-app")).statusCode())
+                    .isEqualTo(200);
+            TestUpstream.Received received = backend.last();
+            assertThat(received.target()).isEqualTo("/open/y");
+            assertThat(received.header("X-Api-Key")).isEmpty();
+        }
+    }
+
     private static int port(ConfigurableApplicationContext app) {
         return Integer.parseInt(app.getEnvironment().getRequiredProperty("local.server.port"));
+    }
+
+    private static HttpResponse<String> send(int port, String rawPath, Map<String, String> headers)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + rawPath))
+                .timeout(Duration.ofSeconds(10));
+        headers.forEach(request::header);
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static HttpResponse<String> get(int port, String path, String customer)
