@@ -32,14 +32,17 @@ import reactor.core.publisher.Mono;
  * Gateway's own {@code RedisRateLimiter} keeps it, an application with a {@code @Primary RateLimiter}
  * of its own starts and keeps it, with {@code tollgate.enabled=false} routes that name
  * {@code #{@tollgateRateLimiter}} start and are served unlimited, and routes Tollgate does not limit
- * get their paths and headers through as sent unless the application turns the edge on. Each application is started as its
- * team would, on a real Redis and a real backend, from properties alone (not the example's
- * {@code application.yml}).
+ * get their paths and headers through as sent unless the application turns the edge on. Each
+ * application is started as its team would, on a real Redis and a real backend, from properties
+ * alone (not the example's {@code application.yml}).
  */
 class StarterCoexistenceTest {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final String ROUTES = "--spring.cloud.gateway.server.webflux.routes";
+    /** The auto-configuration of Spring Cloud Gateway's RedisRateLimiter (not public: named). */
+    private static final String SCG_REDIS_RATE_LIMITER =
+            "org.springframework.cloud.gateway.config.GatewayRedisAutoConfiguration";
 
     private static RedisServer redis;
     private static TestUpstream backend;
@@ -97,7 +100,7 @@ class StarterCoexistenceTest {
         }
     }
 
-    /** An application with a route limited by Tollgate and, with {@code legacy}, one limited the Spring Cloud Gateway way. */
+    /** A route limited by Tollgate and, with {@code legacy}, one limited by Spring Cloud Gateway's own limiter. */
     private static ConfigurableApplicationContext run(Class<?> application, boolean legacy, String... extra) {
         List<String> args = new ArrayList<>(List.of(
                 "--spring.config.name=starter-coexistence", // not the example's application.yml
@@ -180,7 +183,7 @@ class StarterCoexistenceTest {
     void whereTollgatesIsTheOnlyLimiterRequestRateLimiterExistsAndNamesIt() throws Exception {
         for (String enabled : List.of("true", "false")) {
             try (ConfigurableApplicationContext app = run(OwnGateway.class, false, "--tollgate.enabled=" + enabled,
-                    "--spring.autoconfigure.exclude=org.springframework.cloud.gateway.config.GatewayRedisAutoConfiguration")) {
+                    "--spring.autoconfigure.exclude=" + SCG_REDIS_RATE_LIMITER)) {
                 assertThat(app.getBeansOfType(RateLimiter.class).keySet()).containsExactly("tollgateRateLimiter");
                 HttpResponse<String> response = get(port(app), "/orders/1", "acme");
                 assertThat(response.statusCode()).isEqualTo(200);

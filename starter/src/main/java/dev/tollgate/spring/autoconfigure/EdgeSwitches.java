@@ -55,8 +55,8 @@ final class EdgeSwitches {
             Environment environment = context.getEnvironment();
             boolean explicit = environment.containsProperty(NORMALIZE);
             boolean on = on(environment, NORMALIZE);
-            String why = explicit ? NORMALIZE + " is " + on
-                    : NORMALIZE + " unset, and the global filter " + (on ? "limits" : "does not limit") + " every route";
+            String why = explicit ? NORMALIZE + " is " + on : NORMALIZE + " unset, and the global filter "
+                    + (on ? "limits" : "does not limit") + " every route";
             return on ? ConditionOutcome.match(why) : ConditionOutcome.noMatch(why);
         }
     }

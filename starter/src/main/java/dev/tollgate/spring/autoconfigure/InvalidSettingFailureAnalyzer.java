@@ -41,11 +41,14 @@ public class InvalidSettingFailureAnalyzer extends AbstractFailureAnalyzer<Inval
         if (origin != null) {
             description.append("    Origin: ").append(origin).append('\n');
         }
-        String action = cause.action() != null ? cause.action() : "Correct " + cause.setting() + " (in application.yml, as --" + cause.setting()
-                + "=... on the command line, or in the environment"
-                + (cause.setting().indexOf('[') < 0 ? " as " + environmentVariable(cause.setting()) : "")
-                + "). Every Tollgate setting, its default and its limits are in README.md, \"Configuration\".";
+        String action = cause.action() != null ? cause.action() : correct(cause.setting());
         return new FailureAnalysis(description.toString(), action, cause);
+    }
+
+    private static String correct(String setting) {
+        return "Correct " + setting + " (in application.yml, as --" + setting + "=... on the command line, or in the"
+                + " environment" + (setting.indexOf('[') < 0 ? " as " + environmentVariable(setting) : "")
+                + "). Every Tollgate setting, its default and its limits are in README.md, \"Configuration\".";
     }
 
     /** Where the setting was given, as Spring Boot tells it; null if nowhere (its default) or not known. */
@@ -63,7 +66,7 @@ public class InvalidSettingFailureAnalyzer extends AbstractFailureAnalyzer<Inval
         return null;
     }
 
-    /** {@code tollgate.default-rule.capacity} as {@code TOLLGATE_DEFAULT_RULE_CAPACITY}, which Spring Boot reads as it. */
+    /** {@code tollgate.default-rule.capacity} as {@code TOLLGATE_DEFAULT_RULE_CAPACITY}, a form Spring Boot reads. */
     private static String environmentVariable(String setting) {
         return setting.replace('-', '_').replace('.', '_').toUpperCase(Locale.ROOT);
     }
