@@ -35,27 +35,24 @@ public record RateLimitRule(long capacity, double refillPerSecond, long cost, bo
 
     public RateLimitRule {
         if (capacity < 1 || capacity > MAX_CAPACITY) {
-            throw new IllegalArgumentException(
-                    "capacity must be between 1 and " + MAX_CAPACITY + ", was " + capacity);
+            throw new InvalidRuleException("capacity", "must be between 1 and " + MAX_CAPACITY + ", was " + capacity);
         }
         if (!(refillPerSecond > 0) || refillPerSecond > MAX_REFILL_PER_SECOND) {
-            throw new IllegalArgumentException(
-                    "refillPerSecond must be > 0 and <= 1e9, was " + refillPerSecond);
+            throw new InvalidRuleException("refillPerSecond", "must be > 0 and <= 1e9, was " + refillPerSecond);
         }
         if (BigDecimal.valueOf(refillPerSecond).stripTrailingZeros().scale() > 3) {
-            throw new IllegalArgumentException(
-                    "refillPerSecond has at most three decimals (0.001 token/s), was " + refillPerSecond);
+            throw new InvalidRuleException("refillPerSecond",
+                    "has at most three decimals (0.001 token/s), was " + refillPerSecond);
         }
         if (cost < 1 || cost > capacity) {
-            throw new IllegalArgumentException(
-                    "cost must be between 1 and the capacity " + capacity + ", was " + cost);
+            throw new InvalidRuleException("cost", "must be between 1 and the capacity " + capacity + ", was " + cost);
         }
         if (shards < 1 || shards > MAX_SHARDS) {
-            throw new IllegalArgumentException("shards must be between 1 and " + MAX_SHARDS + ", was " + shards);
+            throw new InvalidRuleException("shards", "must be between 1 and " + MAX_SHARDS + ", was " + shards);
         }
         if (regionSharePpm < 1 || regionSharePpm > WHOLE_SHARE_PPM) {
-            throw new IllegalArgumentException(
-                    "regionSharePpm must be between 1 and " + WHOLE_SHARE_PPM + ", was " + regionSharePpm);
+            throw new InvalidRuleException("regionSharePpm",
+                    "must be between 1 and " + WHOLE_SHARE_PPM + ", was " + regionSharePpm);
         }
     }
 

@@ -72,6 +72,20 @@ class EdgeSettingsTest {
     }
 
     @Test
+    void theTollgateApplicationKeepsItsEdgeWithTheLimiterOrTheGlobalFilterOff() {
+        for (String off : new String[] {"tollgate.enabled", "tollgate.global-filter.enabled"}) {
+            try (RunningGateway gateway = RunningGateway.start(properties(Map.of(off, "false")))) {
+                assertThat(post(gateway, "/catalog/a;jsessionid=1", "").status()).as(off).isEqualTo(400);
+                assertThat(post(gateway, "/catalog/a%2Fb", "").status()).as(off).isEqualTo(400);
+                assertThat(post(gateway, "/catalog/x/../y", "").status()).as(off).isEqualTo(200);
+                TestUpstream.Received received = upstream.last();
+                assertThat(received.target()).isEqualTo("/catalog/y");
+                assertThat(received.header("X-Api-Key")).as(off).isEmpty();
+            }
+        }
+    }
+
+    @Test
     void withEverySwitchOffRequestsAreRoutedAndForwardedAsSent() {
         try (RunningGateway gateway = RunningGateway.start(properties(Map.of(
                 "tollgate.paths.normalize", "false",

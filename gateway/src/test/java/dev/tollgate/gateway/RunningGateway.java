@@ -32,6 +32,12 @@ final class RunningGateway implements AutoCloseable {
     /** Property naming the secret its files are authenticated with (the testkit's PostgreSQL has no password). */
     static final String LOCAL_STATE_SECRET = "tollgate.local-state.secret";
 
+    /** Who sees health details: everyone in tests (which check them) unless a test says {@link #AS_SHIPPED}. */
+    static final String HEALTH_DETAILS = "management.endpoint.health.show-details";
+
+    /** A property value meaning "not given here": application.yml's own value applies. */
+    static final String AS_SHIPPED = "(as shipped)";
+
     private final ConfigurableApplicationContext context;
     private final int port;
     private final Path ownLocalState;
@@ -52,6 +58,7 @@ final class RunningGateway implements AutoCloseable {
         all.put("server.port", "0");
         all.put("management.server.port", "0");
         all.put("spring.main.banner-mode", "off");
+        all.put(HEALTH_DETAILS, "always");
         Path ownLocalState = null;
         all.put(LOCAL_STATE_SECRET, "the gateway tests' local-state secret");
         if (!properties.containsKey(LOCAL_STATE)) {
@@ -59,6 +66,7 @@ final class RunningGateway implements AutoCloseable {
             all.put(LOCAL_STATE, ownLocalState.toString());
         }
         all.putAll(properties);
+        all.values().removeIf(AS_SHIPPED::equals);
         // As command-line arguments, so they win over application.yml like an operator's would.
         String[] args = all.entrySet().stream()
                 .map(e -> "--" + e.getKey() + "=" + e.getValue())

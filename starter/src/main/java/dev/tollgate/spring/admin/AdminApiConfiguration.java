@@ -10,8 +10,11 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
+import org.springframework.boot.health.actuate.endpoint.HttpCodeStatusMapper;
 import org.springframework.context.annotation.Bean;
 import org.springframework.http.HttpHeaders;
+import org.springframework.web.reactive.function.server.HandlerFilterFunction;
 import org.springframework.web.reactive.function.server.RequestPredicates;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
@@ -21,8 +24,10 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * The admin API, {@code /admin/**}, registered in the management server's own context: it exists
  * only when the management port differs from the gateway port, so it can never be reached through
  * the public gateway port. Every request needs {@code Authorization: Bearer <tollgate.admin.token>}
- * (the scheme in any case); with no token configured, with rules not in the database, or with the
- * limiter off, every admin path answers 404 saying why.
+ * (the scheme in any case); with no token configured every admin path answers 404 saying why, and
+ * so do the rules and keys paths with rules not in the database or with the limiter off.
+ * {@code GET /admin/health} gives the health of every contributor with its details, which the
+ * public health endpoint keeps to itself.
  */
 @ManagementContextConfiguration(value = ManagementContextType.CHILD, proxyBeanMethods = false)
 public class AdminApiConfiguration {
@@ -33,22 +38,38 @@ public class AdminApiConfiguration {
     RouterFunction<ServerResponse> tollgateAdminApi(AdminProperties admin, TollgateProperties tollgate,
                                                     ObjectProvider<DirectoryRepository> repository,
                                                     ObjectProvider<DirectoryRefresher> refresher,
-                                                    ObjectProvider<CurrentShares> regionShares) {
-        if (!admin.enabled() || repository.getIfAvailable() == null) {
-            String why = !admin.enabled()
-                    ? "The admin API is off: set tollgate.admin.token to turn it on."
-                    : !tollgate.enabled()
+                                                    ObjectProvider<CurrentShares> regionShares,
+                                                    ObjectProvider<HealthEndpoint> health,
+                                                    ObjectProvider<HttpCodeStatusMapper> statusCodes) {
+        if (!admin.enabled()) {
+            String why = "The admin API is off: set tollgate.admin.token to turn it on.";
+            log.info(why);
+            return RouterFunctions.route(RequestPredicates.path("/admin/**"), request -> AdminProblems.notFound(why));
+        }
+        BearerCredentials credentials = new BearerCredentials(admin.token());
+        HandlerFilterFunction<ServerResponse, ServerResponse> authorised = (request, next) ->
+                credentials.matches(request.headers().firstHeader(HttpHeaders.AUTHORIZATION))
+                        ? next.handle(request)
+                        : AdminProblems.unauthorized();
+        HealthEndpoint endpoint = health.getIfAvailable();
+        RouterFunction<ServerResponse> healthDetails = endpoint == null
+                ? RouterFunctions.route(RequestPredicates.path("/admin/health"),
+                        request -> AdminProblems.notFound("The health endpoint is not available."))
+                : RouterFunctions.route().GET("/admin/health", request -> HealthDetails.of(endpoint,
+                        statusCodes.getIfAvailable(() -> HttpCodeStatusMapper.DEFAULT)))
+                        .filter(authorised).build();
+        if (repository.getIfAvailable() == null) {
+            String why = !tollgate.enabled()
                     ? "The admin API is off with the rate limiter (tollgate.enabled=false)."
                     : "The admin API needs tollgate.source=database.";
             log.info(why);
-            return RouterFunctions.route(RequestPredicates.path("/admin/**"),
-                    request -> AdminProblems.notFound(why));
+            return healthDetails.and(RouterFunctions.route(RequestPredicates.path("/admin/**"),
+                    request -> AdminProblems.notFound(why)));
         }
-        BearerCredentials credentials = new BearerCredentials(admin.token());
         AdminHandlers handlers = new AdminHandlers(repository.getObject(), refresher.getObject(),
                 regionShares.getIfAvailable());
         log.info("Admin API on the management port under /admin");
-        return RouterFunctions.route()
+        return healthDetails.and(RouterFunctions.route()
                 .GET("/admin/rules", handlers::listRules)
                 .GET("/admin/rules/{tenant}/{route}", handlers::getRule)
                 .PUT("/admin/rules/{tenant}/{route}", handlers::putRule)
@@ -62,9 +83,7 @@ public class AdminApiConfiguration {
                 .route(RequestPredicates.path("/admin/**"), request -> AdminProblems.notFound(
                         "No admin API resource answers " + request.method().name() + " at this path (ids . and .."
                                 + " cannot be used: as path segments they are resolved away)."))
-                .filter((request, next) -> credentials.matches(request.headers().firstHeader(HttpHeaders.AUTHORIZATION))
-                        ? next.handle(request)
-                        : AdminProblems.unauthorized())
-                .build();
+                .filter(authorised)
+                .build());
     }
 }

@@ -23,8 +23,8 @@ public record AdminProperties(String token, @DefaultValue("false") boolean allow
         }
         if (token != null && token.length() < MIN_TOKEN_LENGTH && !allowShortToken) {
             // The token itself is never quoted.
-            throw new IllegalArgumentException("tollgate.admin.token must be at least " + MIN_TOKEN_LENGTH
-                    + " characters, it has " + token.length());
+            throw new InvalidSettingException("tollgate.admin.token", null, "tollgate.admin.token must be at least "
+                    + MIN_TOKEN_LENGTH + " characters, it has " + token.length());
         }
     }
 

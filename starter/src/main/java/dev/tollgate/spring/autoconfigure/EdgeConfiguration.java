@@ -9,15 +9,17 @@ import dev.tollgate.spring.edge.RequestBodyFailureFilter;
 import dev.tollgate.spring.filter.TenantHeadersFilter;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * The gateway's edge: how long clients may take, what requests must look like before they are routed,
- * and what the backend is told about the caller. Independent of {@code tollgate.enabled}: a gateway that
- * does not limit still routes by the path it forwards, and still keeps tenants' keys from backends.
+ * and what the backend is told about the caller. Path canonicalisation and API key stripping are on by
+ * default only where the global filter limits every route ({@link EdgeSwitches}): an application that
+ * limits chosen routes, or has the limiter off, sees no change to the others unless it sets them.
  */
 @Configuration(proxyBeanMethods = false)
 class EdgeConfiguration {
@@ -36,28 +38,33 @@ class EdgeConfiguration {
         return new HostHeaderFilter();
     }
 
-    /** On unless {@code tollgate.paths.normalize=false}. */
+    /** {@code tollgate.paths.normalize}, by default on where the global filter limits every route. */
     @Bean
     @ConditionalOnMissingBean
-    @ConditionalOnProperty(name = "tollgate.paths.normalize", havingValue = "true", matchIfMissing = true)
+    @Conditional(EdgeSwitches.NormalizedPaths.class)
     PathNormalizingFilter pathNormalizingFilter() {
         return new PathNormalizingFilter();
     }
 
     /**
-     * Applied by Spring Cloud Gateway to every forwarded request's headers: the API key removed (unless
-     * {@code tollgate.forwarding.strip-api-key=false}), the tenant header set by the gateway only.
+     * Applied by Spring Cloud Gateway to every forwarded request's headers: the API key removed
+     * ({@code tollgate.forwarding.strip-api-key}, by default where the global filter limits every route), the
+     * tenant header set by the gateway only (where the global filter limits every route, the one place it is
+     * set; elsewhere a client's is left alone, as without Tollgate).
      */
     @Bean
     @ConditionalOnMissingBean
-    TenantHeadersFilter tenantHeadersFilter(EdgeProperties edge, TollgateProperties tollgate) {
+    TenantHeadersFilter tenantHeadersFilter(EdgeProperties edge, TollgateProperties tollgate, Environment environment) {
         EdgeProperties.ForwardingProperties forwarding = edge.forwarding();
         String tenantHeader = forwarding.tenantHeaderOrNull();
         if (tenantHeader != null && tenantHeader.equalsIgnoreCase(tollgate.apiKeyHeader())) {
-            throw new IllegalArgumentException("tollgate.forwarding.tenant-header must differ from"
-                    + " tollgate.api-key-header, both are '" + tenantHeader + "'");
+            throw new InvalidSettingException("tollgate.forwarding.tenant-header", tenantHeader,
+                    "tollgate.forwarding.tenant-header must differ from tollgate.api-key-header, both are '"
+                            + tenantHeader + "'");
         }
-        return new TenantHeadersFilter(forwarding.stripApiKey() ? tollgate.apiKeyHeader() : null, tenantHeader);
+        boolean strip = EdgeSwitches.on(environment, EdgeSwitches.STRIP_API_KEY);
+        return new TenantHeadersFilter(strip ? tollgate.apiKeyHeader() : null,
+                EdgeSwitches.limitsEveryRoute(environment) ? tenantHeader : null);
     }
 
     /**

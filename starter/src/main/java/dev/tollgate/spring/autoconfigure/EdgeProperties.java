@@ -24,25 +24,28 @@ public record EdgeProperties(@DefaultValue PathProperties paths, @DefaultValue F
      * @param normalize Whether each request path is put in one canonical form before routes are matched (dot-segments
      *                  resolved, empty segments merged) and refused with 400 if it has none (encoded dot-segments,
      *                  encoded slashes or backslashes, path parameters, control characters, .. above the root), so
-     *                  that route, rule and backend all read the same path.
+     *                  that route, rule and backend all read the same path. Unset: on where the global filter
+     *                  limits every route (tollgate.enabled and tollgate.global-filter.enabled), off otherwise.
      */
-    public record PathProperties(@DefaultValue("true") boolean normalize) {
+    public record PathProperties(Boolean normalize) {
     }
 
     /**
      * @param stripApiKey  Whether the API key header is removed from requests before they are forwarded: backends
-     *                     have no use for the tenant's secret, and would log it.
-     * @param tenantHeader Header that tells the backend which tenant a request was admitted as; set by the gateway
-     *                     only, any value the client sent is dropped. Empty for none.
+     *                     have no use for the tenant's secret, and would log it. Unset: on where the global filter
+     *                     limits every route (tollgate.enabled and tollgate.global-filter.enabled), off otherwise.
+     * @param tenantHeader Header that tells the backend which tenant the global filter admitted a request as; set by
+     *                     the gateway only, any value the client sent is dropped (only where the global filter
+     *                     limits every route: nothing else sets it). Empty for none.
      */
-    public record ForwardingProperties(@DefaultValue("true") boolean stripApiKey,
+    public record ForwardingProperties(Boolean stripApiKey,
                                        @DefaultValue("X-Tenant-Id") String tenantHeader) {
 
         public ForwardingProperties {
             tenantHeader = tenantHeader == null ? "" : tenantHeader.strip();
             if (!tenantHeader.isEmpty() && !HeaderNames.isToken(tenantHeader)) {
-                throw new IllegalArgumentException("tollgate.forwarding.tenant-header must be a header name, was '"
-                        + tenantHeader + "'");
+                throw new InvalidSettingException("tollgate.forwarding.tenant-header", tenantHeader,
+                        "tollgate.forwarding.tenant-header must be a header name, was '" + tenantHeader + "'");
             }
         }
 

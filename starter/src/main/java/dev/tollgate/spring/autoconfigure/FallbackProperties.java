@@ -36,8 +36,9 @@ public record FallbackProperties(
 
     public FallbackProperties {
         if (heartbeatTtl != null && heartbeatInterval != null && heartbeatTtl.compareTo(heartbeatInterval) <= 0) {
-            throw new IllegalArgumentException("tollgate.fallback.heartbeat-ttl (" + heartbeatTtl
-                    + ") must be longer than tollgate.fallback.heartbeat-interval (" + heartbeatInterval + ")");
+            throw new InvalidSettingException("tollgate.fallback.heartbeat-ttl", String.valueOf(heartbeatTtl),
+                    "tollgate.fallback.heartbeat-ttl (" + heartbeatTtl + ") must be longer than"
+                            + " tollgate.fallback.heartbeat-interval (" + heartbeatInterval + ")");
         }
     }
 }

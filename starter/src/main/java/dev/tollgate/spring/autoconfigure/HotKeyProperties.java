@@ -35,7 +35,8 @@ public record HotKeyProperties(@DefaultValue Leases leases, @DefaultValue Shards
             try {
                 policy(hotRequestsPerSecond, duration, maxBatchTokens, maxCapacityShare, ttl);
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("tollgate.hot-keys.leases: " + e.getMessage(), e);
+                throw new InvalidSettingException("tollgate.hot-keys.leases", null,
+                        "tollgate.hot-keys.leases: " + e.getMessage());
             }
         }
 

@@ -1,8 +1,10 @@
 package dev.tollgate.spring.autoconfigure;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 
 /**
  * Everything of the limiter, behind its one switch: rules and keys (from PostgreSQL or from
@@ -18,4 +20,10 @@ import org.springframework.context.annotation.Import;
         PostgresSupportMissingConfiguration.class, StaticDirectoryConfiguration.class,
         RedisStoreConfiguration.class, HotKeyLeaseConfiguration.class, RateLimitingConfiguration.class})
 class LimiterOnConfiguration {
+
+    /** Refuses to start with actuator on the public port; warns of a short admin token. */
+    @Bean
+    ManagementPortCheck managementPortCheck(Environment environment, AdminProperties admin) {
+        return ManagementPortCheck.check(environment, admin);
+    }
 }

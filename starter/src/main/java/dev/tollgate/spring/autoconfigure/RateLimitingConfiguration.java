@@ -41,7 +41,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Primary;
 
 /**
  * Wires the limiter: the Redis path and its local fallback, metrics, the global rate-limit filter
@@ -168,14 +167,14 @@ class RateLimitingConfiguration {
     }
 
     /**
-     * For Spring Cloud Gateway's own {@code RequestRateLimiter} filter: {@code #{@tollgateRateLimiter}}.
-     * Primary, because that filter's factory takes one {@code RateLimiter} by type and an
-     * application with Spring Data Redis also has Spring Cloud Gateway's {@code redisRateLimiter}:
-     * a filter that names no rate limiter then uses Tollgate's (name {@code #{@redisRateLimiter}} to
-     * keep the other).
+     * For Spring Cloud Gateway's own {@code RequestRateLimiter} filter, by name only:
+     * {@code #{@tollgateRateLimiter}}. Not a default candidate, so it never competes with the
+     * application's own {@code RateLimiter} (or Spring Cloud Gateway's {@code redisRateLimiter}) for
+     * injection by type: that filter's factory takes one {@code RateLimiter} by type as the limiter of
+     * routes that name none, and those routes keep the one they had before Tollgate was added
+     * ({@link RequestRateLimiterConfiguration}).
      */
-    @Bean(TollgateRateLimiter.BEAN_NAME)
-    @Primary
+    @Bean(name = TollgateRateLimiter.BEAN_NAME, defaultCandidate = false)
     @ConditionalOnMissingBean(TollgateRateLimiter.class)
     TollgateRateLimiter tollgateRateLimiter(LimitEnforcer enforcer, RateLimitHeaders headers) {
         return new TollgateRateLimiter(enforcer, headers);

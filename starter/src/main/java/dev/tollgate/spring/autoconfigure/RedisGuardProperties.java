@@ -85,8 +85,9 @@ public record RedisGuardProperties(
 
         public CircuitBreakerProperties {
             if (slidingWindow != null && slidingWindow.toMillis() % 1000 != 0) {
-                throw new IllegalArgumentException("tollgate.redis.circuit-breaker.sliding-window must be whole seconds,"
-                        + " was " + slidingWindow);
+                throw new InvalidSettingException("tollgate.redis.circuit-breaker.sliding-window",
+                        String.valueOf(slidingWindow),
+                        "tollgate.redis.circuit-breaker.sliding-window must be whole seconds, was " + slidingWindow);
             }
         }
 

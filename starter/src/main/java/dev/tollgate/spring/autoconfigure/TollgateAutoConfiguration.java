@@ -13,10 +13,13 @@ import org.springframework.context.annotation.Import;
  * Adds Tollgate to a Spring Cloud Gateway application: the rules and API keys (from PostgreSQL or
  * from configuration), the Redis path with its circuit breaker and local fallback, the global
  * rate-limit filter and the {@code tollgateRateLimiter} bean for Spring Cloud Gateway's own
- * {@code RequestRateLimiter} filter, health and metrics, and the edge ({@link EdgeConfiguration}): one
- * canonical path per request before routing. Each piece backs off when the application
- * defines a bean of the same type; {@code tollgate.enabled=false} turns the limiter off altogether
- * ({@link LimiterOnConfiguration}: nothing that reads PostgreSQL or Redis is built; the edge stays).
+ * {@code RequestRateLimiter} filter (by name only: it never becomes the limiter of routes that did not
+ * name it), health and metrics, and the edge ({@link EdgeConfiguration}): connection timeouts and,
+ * where the global filter limits every route, one canonical path per request before routing and no API
+ * key forwarded. Each piece backs off when the application defines a bean of the same type;
+ * {@code tollgate.enabled=false} turns the limiter off altogether ({@link LimiterOnConfiguration}:
+ * nothing that reads PostgreSQL or Redis is built, and routes are forwarded as they would be without
+ * Tollgate unless the edge is switched on explicitly).
  *
  * <p>Needs no more of Spring Boot than Spring Cloud Gateway does: Redis is read from
  * {@code spring.data.redis.*} by Tollgate itself (no Spring Data Redis), health indicators and meters

@@ -1,5 +1,6 @@
 package dev.tollgate.spring.autoconfigure;
 
+import dev.tollgate.core.InvalidRuleException;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleSet;
 import dev.tollgate.core.ScopedRule;
@@ -36,7 +37,8 @@ public record TollgateProperties(
 
     public TollgateProperties {
         if (apiKeyHeader == null || apiKeyHeader.isBlank()) {
-            throw new IllegalArgumentException("tollgate.api-key-header must not be blank");
+            throw new InvalidSettingException("tollgate.api-key-header", apiKeyHeader,
+                    "tollgate.api-key-header must not be blank");
         }
         rules = List.copyOf(rules);
         ruleSet(defaultRule, rules); // fail now, naming the bad entry
@@ -75,7 +77,7 @@ public record TollgateProperties(
         try {
             return RuleSet.of(fallback, scoped);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("tollgate.rules: " + e.getMessage(), e);
+            throw new InvalidSettingException("tollgate.rules", null, "tollgate.rules: " + e.getMessage());
         }
     }
 
@@ -95,8 +97,12 @@ public record TollgateProperties(
         RateLimitRule toRule(String path) {
             try {
                 return new RateLimitRule(capacity, refillPerSecond, cost);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(path + ": " + e.getMessage(), e);
+            } catch (InvalidRuleException e) {
+                throw InvalidSettingException.ofRule(path, e, switch (e.field()) {
+                    case "capacity" -> capacity;
+                    case "refillPerSecond" -> refillPerSecond;
+                    default -> cost;
+                });
             }
         }
     }
@@ -122,11 +128,21 @@ public record TollgateProperties(
             @DefaultValue("1") int shards) {
 
         ScopedRule toScopedRule(String path) {
+            RateLimitRule rule;
             try {
-                return new ScopedRule(tenant, route,
-                        new RateLimitRule(capacity, refillPerSecond, cost, shadow, shards));
+                rule = new RateLimitRule(capacity, refillPerSecond, cost, shadow, shards);
+            } catch (InvalidRuleException e) {
+                throw InvalidSettingException.ofRule(path, e, switch (e.field()) {
+                    case "capacity" -> capacity;
+                    case "refillPerSecond" -> refillPerSecond;
+                    case "cost" -> cost;
+                    default -> shards;
+                });
+            }
+            try {
+                return new ScopedRule(tenant, route, rule);
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(path + ": " + e.getMessage(), e);
+                throw new InvalidSettingException(path, null, path + ": " + e.getMessage());
             }
         }
     }

@@ -3,6 +3,7 @@ package dev.tollgate.spring.region;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.region.RebalancerSettings;
 import dev.tollgate.core.region.RegionShares;
+import dev.tollgate.spring.autoconfigure.InvalidSettingException;
 import jakarta.validation.constraints.DecimalMax;
 import jakarta.validation.constraints.DecimalMin;
 import java.math.BigDecimal;
@@ -37,14 +38,14 @@ public record RebalancerProperties(
     public RebalancerSettings settings(RegionShares defaults) {
         BigDecimal ppm = minShare.multiply(BigDecimal.valueOf(RateLimitRule.WHOLE_SHARE_PPM));
         if (ppm.stripTrailingZeros().scale() > 0) {
-            throw new IllegalArgumentException("tollgate.rebalancer.min-share has at most six decimals, was "
-                    + minShare.toPlainString());
+            throw new InvalidSettingException("tollgate.rebalancer.min-share", minShare.toPlainString(),
+                    "tollgate.rebalancer.min-share has at most six decimals, was " + minShare.toPlainString());
         }
         try {
             return new RebalancerSettings(defaults, ppm.intValueExact(), nearLimit, smoothing);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("tollgate.rebalancer.min-share " + minShare.toPlainString() + ": "
-                    + e.getMessage(), e);
+            throw new InvalidSettingException("tollgate.rebalancer.min-share", minShare.toPlainString(),
+                    "tollgate.rebalancer.min-share " + minShare.toPlainString() + ": " + e.getMessage());
         }
     }
 }

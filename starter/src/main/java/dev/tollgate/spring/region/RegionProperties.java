@@ -1,6 +1,7 @@
 package dev.tollgate.spring.region;
 
 import dev.tollgate.core.region.RegionShares;
+import dev.tollgate.spring.autoconfigure.InvalidSettingException;
 import java.math.BigDecimal;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -51,15 +52,17 @@ public record RegionProperties(String region, @DefaultValue Map<String, Region> 
         try {
             RegionShares.requireRegionName(region);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("tollgate.region: " + e.getMessage(), e);
+            throw new InvalidSettingException("tollgate.region", region, "tollgate.region: " + e.getMessage());
         }
         if (regions.isEmpty()) {
-            throw new IllegalArgumentException("tollgate.region is '" + region + "' but no region has a share:"
+            throw new InvalidSettingException("tollgate.regions", null, "tollgate.region is '" + region
+                    + "' but no region has a share:"
                     + " set tollgate.regions.<name>.share for every region (e.g. tollgate.regions." + region
                     + ".share=0.7 and tollgate.regions.us.share=0.3), summing to 1");
         }
         if (!regions.containsKey(region)) {
-            throw new IllegalArgumentException("tollgate.region is '" + region + "', which tollgate.regions does not"
+            throw new InvalidSettingException("tollgate.region", region, "tollgate.region is '" + region
+                    + "', which tollgate.regions does not"
                     + " name (it names " + new TreeSet<>(regions.keySet()) + ")");
         }
         Map<String, BigDecimal> shares = new LinkedHashMap<>();
@@ -67,7 +70,7 @@ public record RegionProperties(String region, @DefaultValue Map<String, Region> 
         try {
             return RegionShares.ofDecimals(shares);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("tollgate.regions: " + e.getMessage(), e);
+            throw new InvalidSettingException("tollgate.regions", null, "tollgate.regions: " + e.getMessage());
         }
     }
 }

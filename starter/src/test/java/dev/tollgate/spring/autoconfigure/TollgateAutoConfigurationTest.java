@@ -13,6 +13,7 @@ import dev.tollgate.spring.directory.RulesReadinessIndicator;
 import dev.tollgate.spring.filter.LimitEnforcer;
 import dev.tollgate.spring.filter.RateLimitFilter;
 import dev.tollgate.spring.filter.TollgateRateLimiter;
+import dev.tollgate.spring.filter.UnlimitedRateLimiter;
 import dev.tollgate.spring.limiter.DecisionMetrics;
 import dev.tollgate.spring.limiter.FailoverRateLimiter;
 import dev.tollgate.spring.localstate.LocalState;
@@ -89,6 +90,8 @@ class TollgateAutoConfigurationTest {
             assertThat(context).hasNotFailed();
             assertThat(context).doesNotHaveBean(RateLimitFilter.class);
             assertThat(context).doesNotHaveBean(TollgateRateLimiter.class);
+            // What routes name stays, admitting everything.
+            assertThat(context.getBean(TollgateRateLimiter.BEAN_NAME)).isInstanceOf(UnlimitedRateLimiter.class);
             assertThat(context).doesNotHaveBean(FailoverRateLimiter.class);
             assertThat(context).doesNotHaveBean(RedisConnector.class);
         });

@@ -1,0 +1,63 @@
+package dev.tollgate.spring.autoconfigure;
+
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+
+/**
+ * When the edge's request rewriting is on. Path canonicalisation and API key stripping change what
+ * every route receives, so their defaults follow the limiter's reach: on where Tollgate's global
+ * filter limits every route ({@code tollgate.enabled} and {@code tollgate.global-filter.enabled}, both
+ * on unless set false), off where it limits none (switched off) or only the routes that name
+ * {@code #{@tollgateRateLimiter}}, so that adding the starter to an application, or switching it
+ * off, changes nothing for routes Tollgate does not limit. An explicit setting wins either way; the
+ * Tollgate application sets both on.
+ */
+final class EdgeSwitches {
+
+    static final String NORMALIZE = "tollgate.paths.normalize";
+    static final String STRIP_API_KEY = "tollgate.forwarding.strip-api-key";
+
+    private EdgeSwitches() {
+    }
+
+    /** Whether the global filter limits every routed request. */
+    static boolean limitsEveryRoute(Environment environment) {
+        return flag(environment, "tollgate.enabled", true) && flag(environment, "tollgate.global-filter.enabled", true);
+    }
+
+    /** The switch {@code setting}: as set, else as the global filter's reach says. */
+    static boolean on(Environment environment, String setting) {
+        return environment.containsProperty(setting)
+                ? flag(environment, setting, false)
+                : limitsEveryRoute(environment);
+    }
+
+    /** Read before the settings are bound (conditions run first), so refused here with the setting's name. */
+    private static boolean flag(Environment environment, String setting, boolean unset) {
+        String value = environment.getProperty(setting);
+        if (value == null) {
+            return unset;
+        }
+        String flag = value.strip();
+        if (flag.equalsIgnoreCase("true") || flag.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(flag);
+        }
+        throw new InvalidSettingException(setting, value, setting + " must be true or false, was '" + value + "'");
+    }
+
+    /** Matches when paths are normalised. */
+    static final class NormalizedPaths extends SpringBootCondition {
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            Environment environment = context.getEnvironment();
+            boolean explicit = environment.containsProperty(NORMALIZE);
+            boolean on = on(environment, NORMALIZE);
+            String why = explicit ? NORMALIZE + " is " + on : NORMALIZE + " unset, and the global filter "
+                    + (on ? "limits" : "does not limit") + " every route";
+            return on ? ConditionOutcome.match(why) : ConditionOutcome.noMatch(why);
+        }
+    }
+}
