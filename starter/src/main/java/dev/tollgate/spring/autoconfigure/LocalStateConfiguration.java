@@ -7,7 +7,6 @@ import dev.tollgate.spring.localstate.LocalState;
 import dev.tollgate.spring.localstate.LocalStateDirectory;
 import dev.tollgate.spring.localstate.LocalStateKey;
 import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -39,7 +38,7 @@ class LocalStateConfiguration {
      */
     @Bean
     LocalState tollgateLocalState(LocalStateProperties properties, Environment environment,
-                                  ObjectProvider<DatabaseEndpoint> database, MeterRegistry meters) {
+                                  ObjectProvider<DatabaseEndpoint> database, TollgateMeters meters) {
         Optional<LocalStateKey> key = key(properties, database.getIfAvailable());
         if (key.isEmpty()) {
             log.warn("Local state is off: nothing to authenticate its files with. Set tollgate.local-state.secret"
@@ -60,7 +59,7 @@ class LocalStateConfiguration {
                     .description("Files of the local state refused when read: not private, not authentic,"
                             + " malformed or from another database")
                     .tag("file", file)
-                    .register(meters);
+                    .register(meters.registry());
         }
         log.info("Local state in {}, authenticated with {}", folder.directory(), key.get().origin());
         return new LocalState(Optional.of(folder));

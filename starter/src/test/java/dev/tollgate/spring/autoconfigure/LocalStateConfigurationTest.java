@@ -6,7 +6,6 @@ import dev.tollgate.spring.directory.DatabaseEndpoint;
 import dev.tollgate.spring.localstate.LocalState;
 import dev.tollgate.spring.localstate.LocalStateDirectory;
 import dev.tollgate.spring.localstate.UnsafeLocalStateException;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,8 +36,8 @@ class LocalStateConfigurationTest {
     @EnableConfigurationProperties(LocalStateProperties.class)
     static class Base {
         @Bean
-        MeterRegistry meterRegistry() {
-            return new SimpleMeterRegistry();
+        TollgateMeters tollgateMeters() {
+            return new TollgateMeters(new SimpleMeterRegistry());
         }
     }
 
@@ -67,7 +66,7 @@ class LocalStateConfigurationTest {
         runner.withPropertyValues("tollgate.local-state.secret=" + SECRET,
                 "tollgate.local-state.directory=" + temporary).run(context -> {
                     assertThat(folder(context.getBean(LocalState.class)).directory()).isEqualTo(temporary);
-                    assertThat(context.getBean(MeterRegistry.class).get("tollgate.local.state.refused")
+                    assertThat(context.getBean(TollgateMeters.class).registry().get("tollgate.local.state.refused")
                             .tag("file", "directory.snapshot").functionCounter().count()).isZero();
                 });
         assertThat(output).contains("Local state in " + temporary + ", authenticated with tollgate.local-state.secret")
