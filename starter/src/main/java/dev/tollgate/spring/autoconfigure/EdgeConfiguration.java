@@ -49,8 +49,11 @@ class EdgeConfiguration {
     /**
      * Applied by Spring Cloud Gateway to every forwarded request's headers: the API key removed
      * ({@code tollgate.forwarding.strip-api-key}, by default where the global filter limits every route), the
-     * tenant header set by the gateway only (where the global filter limits every route, the one place it is
-     * set; elsewhere a client's is left alone, as without Tollgate).
+     * tenant header set by the gateway only: a client's own is dropped where the global filter limits every
+     * route (the one place it is set), and wherever {@code tollgate.forwarding.tenant-header} is set
+     * explicitly, as the Tollgate application does, so that switching the limiter or the global filter off
+     * never lets a client's copy through to backends that trust it; elsewhere a client's is left alone, as
+     * without Tollgate.
      */
     @Bean
     @ConditionalOnMissingBean
@@ -63,8 +66,10 @@ class EdgeConfiguration {
                             + tenantHeader + "'");
         }
         boolean strip = EdgeSwitches.on(environment, EdgeSwitches.STRIP_API_KEY);
+        boolean tenantHeaderManaged = environment.containsProperty(EdgeSwitches.TENANT_HEADER)
+                || EdgeSwitches.limitsEveryRoute(environment);
         return new TenantHeadersFilter(strip ? tollgate.apiKeyHeader() : null,
-                EdgeSwitches.limitsEveryRoute(environment) ? tenantHeader : null);
+                tenantHeaderManaged ? tenantHeader : null);
     }
 
     /**

@@ -19,6 +19,7 @@ final class EdgeSwitches {
 
     static final String NORMALIZE = "tollgate.paths.normalize";
     static final String STRIP_API_KEY = "tollgate.forwarding.strip-api-key";
+    static final String TENANT_HEADER = "tollgate.forwarding.tenant-header";
 
     private EdgeSwitches() {
     }
