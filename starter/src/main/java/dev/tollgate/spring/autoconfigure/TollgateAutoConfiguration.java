@@ -25,12 +25,10 @@ import org.springframework.context.annotation.Import;
  * {@code spring.data.redis.*} by Tollgate itself (no Spring Data Redis), health indicators and meters
  * are there for an application that adds the actuator, and rules in PostgreSQL need
  * {@code tollgate-spring-boot-starter-postgresql} ({@link DatabaseDirectoryConfiguration}).
- *
- * <p>Before Spring Cloud Gateway's own auto-configuration, whose {@code RequestRateLimiter} filter
- * exists only if a {@code RateLimiter} bean is defined by then: in an application without Spring Data
- * Redis (hence without Spring Cloud Gateway's {@code redisRateLimiter}), Tollgate's is the one.
+ * Spring Cloud Gateway's {@code RequestRateLimiter} filter, for an application whose only limiter is
+ * Tollgate's, comes from {@link RequestRateLimiterConfiguration}.
  */
-@AutoConfiguration(beforeName = "org.springframework.cloud.gateway.config.GatewayAutoConfiguration")
+@AutoConfiguration
 @EnableConfigurationProperties({TollgateProperties.class, ObservabilityProperties.class, DirectoryProperties.class,
         DatasourceProperties.class,
         RedisGuardProperties.class, FallbackProperties.class, HotKeyProperties.class, AdminProperties.class,
