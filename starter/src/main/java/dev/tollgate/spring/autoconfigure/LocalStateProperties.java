@@ -29,8 +29,8 @@ public record LocalStateProperties(@DefaultValue("true") boolean enabled, Path d
     public LocalStateProperties {
         if (secret != null && secret.length() < SHORTEST_SECRET) {
             // The secret itself is never quoted.
-            throw new IllegalArgumentException("tollgate.local-state.secret must have at least " + SHORTEST_SECRET
-                    + " characters, it has " + secret.length());
+            throw new InvalidSettingException("tollgate.local-state.secret", null, "tollgate.local-state.secret must"
+                    + " have at least " + SHORTEST_SECRET + " characters, it has " + secret.length());
         }
     }
 
