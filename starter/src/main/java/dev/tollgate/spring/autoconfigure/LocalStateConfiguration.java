@@ -6,6 +6,7 @@ import dev.tollgate.spring.instances.SavedInstanceCount;
 import dev.tollgate.spring.localstate.LocalState;
 import dev.tollgate.spring.localstate.LocalStateDirectory;
 import dev.tollgate.spring.localstate.LocalStateKey;
+import dev.tollgate.spring.localstate.UnsafeLocalStateException;
 import io.micrometer.core.instrument.FunctionCounter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,19 +32,32 @@ class LocalStateConfiguration {
     private static final Logger log = LoggerFactory.getLogger(LocalStateConfiguration.class);
 
     /**
-     * A folder that exists but is not private stops the start (UnsafeLocalStateException): it is
+     * A folder that exists but is not private stops the start, reported as a refused
+     * {@code tollgate.local-state.directory} with what to do: it is
      * there by someone's act, and running on without the local state would only hide it until the
      * outage it is kept for. No secret, or no home folder for the default, leaves the local state off
-     * with a WARN line instead: nothing is wrong, something is missing.
+     * with a line at start instead: nothing is wrong, something is missing. Without a secret that line
+     * is a WARN with rules in PostgreSQL (the directory snapshot is lost) and an INFO with static rules,
+     * where only the instance count is lost: every static-rules application without a secret would
+     * otherwise warn at every start about something it does not need.
      */
     @Bean
-    LocalState tollgateLocalState(LocalStateProperties properties, Environment environment,
-                                  ObjectProvider<DatabaseEndpoint> database, TollgateMeters meters) {
+    LocalState tollgateLocalState(LocalStateProperties properties, TollgateProperties tollgate,
+                                  Environment environment, ObjectProvider<DatabaseEndpoint> database,
+                                  TollgateMeters meters) {
         Optional<LocalStateKey> key = key(properties, database.getIfAvailable());
         if (key.isEmpty()) {
-            log.warn("Local state is off: nothing to authenticate its files with. Set tollgate.local-state.secret"
-                    + " (the same on every instance of this deployment), or give PostgreSQL a password; or set"
-                    + " tollgate.local-state.enabled=false to silence this line");
+            if (tollgate.source() == TollgateProperties.Source.STATIC) {
+                log.info("Local state is off: no tollgate.local-state.secret to authenticate its files with. With"
+                        + " static rules it would keep only the last instance count, for an instance that starts"
+                        + " while Redis is unreachable; set tollgate.local-state.secret (the same on every instance"
+                        + " of this deployment) to keep it");
+            } else {
+                log.warn("Local state is off: nothing to authenticate its files with, so an instance that starts"
+                        + " while PostgreSQL is unreachable has no saved rules and keys. Set"
+                        + " tollgate.local-state.secret (the same on every instance of this deployment), or give"
+                        + " PostgreSQL a password; or set tollgate.local-state.enabled=false to silence this line");
+            }
             return LocalState.none();
         }
         Optional<Path> directory = properties.directory() != null ? Optional.of(properties.directory())
@@ -53,7 +67,7 @@ class LocalStateConfiguration {
                     + " tollgate.local-state.directory", System.getProperty("user.home"));
             return LocalState.none();
         }
-        LocalStateDirectory folder = new LocalStateDirectory(directory.get(), key.get());
+        LocalStateDirectory folder = folder(directory.get(), key.get(), properties.directory() == null);
         for (String file : List.of(SnapshotFile.FILE_NAME, SavedInstanceCount.FILE_NAME)) {
             FunctionCounter.builder("tollgate.local.state.refused", folder, f -> f.refusals(file))
                     .description("Files of the local state refused when read: not private, not authentic,"
@@ -63,6 +77,24 @@ class LocalStateConfiguration {
         }
         log.info("Local state in {}, authenticated with {}", folder.directory(), key.get().origin());
         return new LocalState(Optional.of(folder));
+    }
+
+    /** The folder, or the start stops with what to do if it is not private. */
+    private static LocalStateDirectory folder(Path directory, LocalStateKey key, boolean byDefault) {
+        try {
+            return new LocalStateDirectory(directory, key);
+        } catch (UnsafeLocalStateException e) {
+            String folder = directory.toAbsolutePath().normalize().toString();
+            // Unset, the folder is the default one: say so, or the user looks for a setting that is not there.
+            String message = byDefault ? e.getMessage().replace(folder, folder + " (this instance's default)")
+                    : e.getMessage();
+            throw new InvalidSettingException("tollgate.local-state.directory", folder, message,
+                    "A folder another user owns or may write can hold files planted for this gateway to serve. If "
+                            + folder + " is this gateway's own, make it private to the user the gateway runs as: "
+                            + "chmod 700 " + folder + " (and chown it to that user if another owns it). Otherwise set"
+                            + " tollgate.local-state.directory to another folder (Tollgate creates a missing one"
+                            + " owner-only), or tollgate.local-state.enabled=false to start without local state.");
+        }
     }
 
     private static Optional<LocalStateKey> key(LocalStateProperties properties, DatabaseEndpoint database) {

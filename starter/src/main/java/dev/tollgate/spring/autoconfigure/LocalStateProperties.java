@@ -18,8 +18,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                  restarts of the instance. Put it on storage that outlives a restart of the instance.
  * @param secret    Secret the files are authenticated with (an HMAC-SHA256 key is derived from it), at least 16
  *                  characters: a file written with another secret, or by an older Tollgate, is refused. Unset, the
- *                  database password (spring.datasource.password) is used; with neither, the local state is not
- *                  used (a WARN line at start says so). Give every instance of one deployment the same secret.
+ *                  database password is used (tollgate.datasource.password when tollgate.datasource.url is set,
+ *                  else spring.datasource.password); with neither, the local state is not used (a line at start
+ *                  says so: a WARN with rules in PostgreSQL, an INFO with static rules, where only the instance
+ *                  count is lost). Give every instance of one deployment the same secret.
  */
 @ConfigurationProperties("tollgate.local-state")
 public record LocalStateProperties(@DefaultValue("true") boolean enabled, Path directory, String secret) {
@@ -29,8 +31,8 @@ public record LocalStateProperties(@DefaultValue("true") boolean enabled, Path d
     public LocalStateProperties {
         if (secret != null && secret.length() < SHORTEST_SECRET) {
             // The secret itself is never quoted.
-            throw new IllegalArgumentException("tollgate.local-state.secret must have at least " + SHORTEST_SECRET
-                    + " characters, it has " + secret.length());
+            throw new InvalidSettingException("tollgate.local-state.secret", null, "tollgate.local-state.secret must"
+                    + " have at least " + SHORTEST_SECRET + " characters, it has " + secret.length());
         }
     }
 

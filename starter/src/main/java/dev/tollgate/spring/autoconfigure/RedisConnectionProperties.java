@@ -30,14 +30,23 @@ final class RedisConnectionProperties {
     private RedisConnectionProperties() {
     }
 
-    /** The endpoint {@code spring.data.redis.*} describes; a bad value stops the start, naming the setting. */
+    /**
+     * The endpoint {@code spring.data.redis.*} describes; a bad value stops the start with
+     * {@link InvalidSettingException}, naming the setting and its value (a URL without its password,
+     * never a password).
+     */
     static RedisEndpoint endpoint(Environment environment) {
         Binder binder = Binder.get(environment);
-        if (binder.bind(PREFIX + ".sentinel.master", String.class).isBound()
-                || !binder.bind(PREFIX + ".sentinel.nodes", Bindable.listOf(String.class)).orElse(List.of()).isEmpty()) {
-            throw new IllegalArgumentException("Redis Sentinel (" + PREFIX + ".sentinel.*) is not supported by"
-                    + " Tollgate's bucket store; use a standalone server (" + PREFIX + ".host/port) or a cluster ("
-                    + PREFIX + ".cluster.nodes)");
+        String sentinelMaster = binder.bind(PREFIX + ".sentinel.master", String.class).orElse(null);
+        List<String> sentinelNodes = binder.bind(PREFIX + ".sentinel.nodes", Bindable.listOf(String.class))
+                .orElse(List.of());
+        if (sentinelMaster != null || !sentinelNodes.isEmpty()) {
+            String setting = PREFIX + (sentinelMaster != null ? ".sentinel.master" : ".sentinel.nodes");
+            throw new InvalidSettingException(setting, sentinelMaster != null ? sentinelMaster
+                    : String.join(",", sentinelNodes), "Redis Sentinel (" + PREFIX + ".sentinel.*) is not supported"
+                    + " by Tollgate's bucket store",
+                    "Remove " + PREFIX + ".sentinel.*, and give Tollgate a standalone server (" + PREFIX + ".url, or "
+                            + PREFIX + ".host and .port) or a Redis Cluster (" + PREFIX + ".cluster.nodes).");
         }
         String host = binder.bind(PREFIX + ".host", String.class).orElse("localhost");
         int port = binder.bind(PREFIX + ".port", Integer.class).orElse(DEFAULT_PORT);
@@ -51,6 +60,13 @@ final class RedisConnectionProperties {
         List<String> clusterNodes = binder.bind(PREFIX + ".cluster.nodes", Bindable.listOf(String.class))
                 .orElse(List.of());
 
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new InvalidSettingException(PREFIX + ".timeout", String.valueOf(timeout), PREFIX + ".timeout"
+                    + " must be positive, was " + timeout);
+        }
+        String hostSetting = PREFIX + ".host";
+        String portSetting = PREFIX + ".port";
+        String databaseSetting = PREFIX + ".database";
         if (url != null) {
             URI parsed = parseUrl(url);
             host = parsed.getHost();
@@ -64,60 +80,78 @@ final class RedisConnectionProperties {
             }
             String path = parsed.getPath();
             if (path != null && path.length() > 1) {
-                database = parseDatabase(path.substring(1));
+                database = parseDatabase(url, path.substring(1));
             }
+            hostSetting = portSetting = databaseSetting = PREFIX + ".url";
         }
-        try {
-            if (!clusterNodes.isEmpty()) {
-                List<RedisEndpoint.Node> seeds = new ArrayList<>();
-                for (String node : clusterNodes) {
-                    seeds.add(node(node));
-                }
-                return new RedisEndpoint(seeds, true, 0, username, password, ssl, timeout);
+        // A cluster takes its credentials and TLS from the URL too, its nodes from cluster.nodes.
+        if (!clusterNodes.isEmpty()) {
+            List<RedisEndpoint.Node> seeds = new ArrayList<>();
+            for (String node : clusterNodes) {
+                seeds.add(node(node));
             }
-            return new RedisEndpoint(List.of(new RedisEndpoint.Node(host, port)), false, database, username, password,
-                    ssl, timeout);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("Invalid " + PREFIX + ".*: " + e.getMessage(), e);
+            return new RedisEndpoint(seeds, true, 0, username, password, ssl, timeout);
         }
+        String quotedUrl = url == null ? null : withoutPassword(url);
+        if (host == null || host.isBlank()) {
+            throw new InvalidSettingException(hostSetting, url == null ? host : quotedUrl, hostSetting
+                    + " must name a Redis host, was '" + (url == null ? host : quotedUrl) + "'");
+        }
+        if (port < 1 || port > 65_535) {
+            throw new InvalidSettingException(portSetting, url == null ? Integer.toString(port) : quotedUrl,
+                    portSetting + " must give a port between 1 and 65535, was " + port);
+        }
+        if (database < 0) {
+            throw new InvalidSettingException(databaseSetting, url == null ? Integer.toString(database) : quotedUrl,
+                    databaseSetting + " must give a database number of 0 or more, was " + database);
+        }
+        return new RedisEndpoint(List.of(new RedisEndpoint.Node(host, port)), false, database, username, password,
+                ssl, timeout);
     }
 
     private static URI parseUrl(String url) {
+        String quoted = withoutPassword(url);
+        URI uri;
         try {
-            URI uri = new URI(url);
-            if (!"redis".equals(uri.getScheme()) && !"rediss".equals(uri.getScheme()) || uri.getHost() == null) {
-                throw new IllegalArgumentException(PREFIX + ".url must be redis://host:port or rediss://host:port,"
-                        + " was " + withoutPassword(url));
-            }
-            return uri;
+            uri = new URI(url);
         } catch (URISyntaxException e) {
-            throw new IllegalArgumentException(PREFIX + ".url is not a URL: " + withoutPassword(url), e);
+            throw new InvalidSettingException(PREFIX + ".url", quoted, PREFIX + ".url is not a URL: '" + quoted + "'");
         }
+        if (!"redis".equals(uri.getScheme()) && !"rediss".equals(uri.getScheme()) || uri.getHost() == null) {
+            throw new InvalidSettingException(PREFIX + ".url", quoted, PREFIX + ".url must be redis://host:port"
+                    + " or rediss://host:port (with an optional user:password@ and /database), was '" + quoted + "'");
+        }
+        return uri;
     }
 
-    private static int parseDatabase(String path) {
+    private static int parseDatabase(String url, String path) {
         try {
             return Integer.parseInt(path);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(PREFIX + ".url must end with a database number, was /" + path, e);
+            String quoted = withoutPassword(url);
+            throw new InvalidSettingException(PREFIX + ".url", quoted, PREFIX + ".url must end with a database"
+                    + " number, was /" + path + " in '" + quoted + "'");
         }
     }
 
     /** {@code host:port}, {@code [ipv6]:port}. */
     private static RedisEndpoint.Node node(String node) {
         int colon = node.lastIndexOf(':');
-        if (colon <= 0 || colon == node.length() - 1) {
-            throw new IllegalArgumentException(PREFIX + ".cluster.nodes entries are host:port, was '" + node + "'");
-        }
-        String host = node.substring(0, colon).trim();
+        String host = colon <= 0 ? "" : node.substring(0, colon).trim();
         if (host.startsWith("[") && host.endsWith("]")) {
             host = host.substring(1, host.length() - 1);
         }
+        int port;
         try {
-            return new RedisEndpoint.Node(host, Integer.parseInt(node.substring(colon + 1).trim()));
+            port = colon <= 0 ? -1 : Integer.parseInt(node.substring(colon + 1).trim());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(PREFIX + ".cluster.nodes entries are host:port, was '" + node + "'", e);
+            port = -1;
         }
+        if (host.isBlank() || port < 1 || port > 65_535) {
+            throw new InvalidSettingException(PREFIX + ".cluster.nodes", node, PREFIX + ".cluster.nodes entries"
+                    + " are host:port with a port between 1 and 65535, was '" + node + "'");
+        }
+        return new RedisEndpoint.Node(host, port);
     }
 
     private static String withoutPassword(String url) {

@@ -1,6 +1,9 @@
 package dev.tollgate.spring.directory;
 
+import java.util.Locale;
 import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Where PostgreSQL is: from {@code tollgate.datasource.*} or {@code spring.datasource.*}, or the
@@ -11,6 +14,9 @@ import java.util.Properties;
  */
 public record DatabaseEndpoint(String url, String username, String password, String schema) {
 
+    /** A query or {@code ;}-separated parameter of a JDBC URL: {@code ?password=...}, {@code ;password=...}. */
+    private static final Pattern PARAMETER = Pattern.compile("([?&;])([^=&;]*)=([^&;]*)");
+
     public DatabaseEndpoint {
         if (url == null || url.isBlank()) {
             throw new IllegalArgumentException("spring.datasource.url (or tollgate.datasource.url) must be set when"
@@ -18,7 +24,7 @@ public record DatabaseEndpoint(String url, String username, String password, Str
         }
         if (!url.startsWith("jdbc:postgresql:")) {
             throw new IllegalArgumentException("the database URL must be a PostgreSQL JDBC URL"
-                    + " (jdbc:postgresql://...), was " + url);
+                    + " (jdbc:postgresql://...), was " + withoutSecrets(url));
         }
     }
 
@@ -48,7 +54,46 @@ public record DatabaseEndpoint(String url, String username, String password, Str
 
     @Override
     public String toString() {
-        return "DatabaseEndpoint[url=" + url + ", username=" + username
+        return "DatabaseEndpoint[url=" + withoutSecrets(url) + ", username=" + username
                 + (schema != null ? ", schema=" + schema : "") + "]"; // never the password
+    }
+
+    /**
+     * {@code url} fit to quote in a log line or an error: a password written into it (user information,
+     * {@code jdbc:postgresql://app:pw@db/x}, or a parameter whose name says it is a secret,
+     * {@code ?password=pw}) replaced by {@code ***}.
+     */
+    public static String withoutSecrets(String url) {
+        if (url == null) {
+            return null;
+        }
+        int end = firstOf(url, '?', ';');
+        String head = url.substring(0, end);
+        int at = head.lastIndexOf('@');
+        if (at > 0) {
+            int authority = head.indexOf("//");
+            // jdbc:x://user:pw@host keeps the user; jdbc:oracle:thin:user/pw@host or a bare secret loses all.
+            int start = authority >= 0 && authority < at ? authority + 2 : head.lastIndexOf(':', at) + 1;
+            String userInfo = head.substring(start, at);
+            boolean keepsUser = authority >= 0 && authority < at && userInfo.indexOf(':') >= 0;
+            String masked = keepsUser ? userInfo.substring(0, userInfo.indexOf(':') + 1) + "***" : "***";
+            head = userInfo.isEmpty() ? head : head.substring(0, start) + masked + head.substring(at);
+        }
+        Matcher parameter = PARAMETER.matcher(url.substring(end));
+        StringBuilder rest = new StringBuilder();
+        while (parameter.find()) {
+            String name = parameter.group(2).toLowerCase(Locale.ROOT);
+            boolean secret = name.contains("password") || name.contains("secret") || name.contains("token");
+            parameter.appendReplacement(rest, Matcher.quoteReplacement(parameter.group(1) + parameter.group(2) + "="
+                    + (secret ? "***" : parameter.group(3))));
+        }
+        parameter.appendTail(rest);
+        return head + rest;
+    }
+
+    private static int firstOf(String text, char a, char b) {
+        int i = text.indexOf(a);
+        int j = text.indexOf(b);
+        return i < 0 ? (j < 0 ? text.length() : j) : (j < 0 ? i : Math.min(i, j));
     }
 }

@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * whole or not at all, readable by its owner only and authenticated with the deployment's secret
  * ({@link LocalStateDirectory}); before use it is checked: a file that is not private, whose tag does
  * not match (written by another deployment or an older Tollgate, altered, truncated), that is not a
- * snapshot, of another format version, or that was saved from another database (another
- * {@code spring.datasource.url}, query parameters aside, or user name) is refused with a WARN line
+ * snapshot, of another format version, or that was saved from another database (another database
+ * URL, query parameters aside, user name or schema) is refused with a WARN line
  * that says which, counted, and the instance starts as if there were none.
  *
  * <p>Format 2, in {@link DataOutputStream}'s encoding: the magic line
@@ -167,8 +167,10 @@ public final class SnapshotFile {
             return "it is in format " + version + ", this Tollgate reads format " + FORMAT_VERSION;
         }
         if (!MessageDigest.isEqual(in.readNBytes(SHA256_BYTES), sourceFingerprint)) {
-            return "it was saved from another database than " + withoutQuery(source.url()) + " as user '"
-                    + source.username() + "'";
+            return "it was saved from another database than "
+                    + DatabaseEndpoint.withoutSecrets(withoutQuery(source.url())) + " as user '" + source.username()
+                    + "' in " + (source.schema() == null ? "the connection's default schema"
+                    : "schema '" + source.schema() + "'");
         }
         return null;
     }

@@ -48,7 +48,29 @@ class DatasourcePropertiesTest {
             assertThatThrownBy(() -> new DatasourceProperties(null, null, null, bad))
                     .hasMessageContaining("tollgate.datasource.schema").hasMessageContaining(bad);
         }
+        assertThatThrownBy(() -> new DatasourceProperties(null, null, null, "Tollgate"))
+                .isInstanceOfSatisfying(InvalidSettingException.class, e -> {
+                    assertThat(e.setting()).isEqualTo("tollgate.datasource.schema");
+                    assertThat(e.value()).isEqualTo("Tollgate");
+                });
         assertThat(new DatasourceProperties(null, null, null, " ").schema()).isNull();
         assertThat(new DatasourceProperties(null, null, null, "_rate_limits2").schema()).isEqualTo("_rate_limits2");
+    }
+
+    @Test
+    void aDatabaseUrlIsQuotedWithoutAnyPasswordWrittenIntoIt() {
+        assertThat(DatabaseEndpoint.withoutSecrets("jdbc:postgresql://db:5432/x?user=a&password=pw&ssl=true"))
+                .isEqualTo("jdbc:postgresql://db:5432/x?user=a&password=***&ssl=true");
+        assertThat(DatabaseEndpoint.withoutSecrets("jdbc:mysql://app:pw@db/x")).isEqualTo("jdbc:mysql://app:***@db/x");
+        assertThat(DatabaseEndpoint.withoutSecrets("jdbc:postgresql://pw@db/x"))
+                .isEqualTo("jdbc:postgresql://***@db/x");
+        assertThat(DatabaseEndpoint.withoutSecrets("jdbc:oracle:thin:scott/pw@db:1521:orcl"))
+                .isEqualTo("jdbc:oracle:thin:***@db:1521:orcl");
+        assertThat(DatabaseEndpoint.withoutSecrets("jdbc:sqlserver://db;user=a;Password=pw;encrypt=true"))
+                .isEqualTo("jdbc:sqlserver://db;user=a;Password=***;encrypt=true");
+        assertThat(DatabaseEndpoint.withoutSecrets("jdbc:postgresql://db:5432/x?sslmode=require"))
+                .isEqualTo("jdbc:postgresql://db:5432/x?sslmode=require");
+        assertThat(new DatabaseEndpoint("jdbc:postgresql://db/x?password=s3cr3t", "u", "s3cr3t").toString())
+                .doesNotContain("s3cr3t");
     }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tollgate.spring.directory.DatabaseEndpoint;
 import dev.tollgate.spring.localstate.LocalState;
 import dev.tollgate.spring.localstate.LocalStateDirectory;
-import dev.tollgate.spring.localstate.UnsafeLocalStateException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -33,7 +33,7 @@ class LocalStateConfigurationTest {
             .withUserConfiguration(Base.class, LocalStateConfiguration.class);
 
     @Configuration(proxyBeanMethods = false)
-    @EnableConfigurationProperties(LocalStateProperties.class)
+    @EnableConfigurationProperties({LocalStateProperties.class, TollgateProperties.class})
     static class Base {
         @Bean
         TollgateMeters tollgateMeters() {
@@ -86,8 +86,19 @@ class LocalStateConfigurationTest {
             assertThat(context).hasNotFailed();
             assertThat(context.getBean(LocalState.class).folder()).isEmpty();
         });
-        assertThat(output).contains("Local state is off: nothing to authenticate its files with."
-                + " Set tollgate.local-state.secret");
+        // Rules in PostgreSQL (the default): the saved rules and keys are lost, which deserves a WARN.
+        assertThat(line(output, "Local state is off")).contains(" WARN ")
+                .contains("nothing to authenticate its files with").contains("Set tollgate.local-state.secret");
+    }
+
+    @Test
+    void withStaticRulesAndNoSecretTheLocalStateIsOffWithAnInfoLineOnly(CapturedOutput output) {
+        runner.withPropertyValues("tollgate.source=static", "tollgate.local-state.directory=" + temporary)
+                .run(context -> assertThat(context.getBean(LocalState.class).folder()).isEmpty());
+        // Only the instance count is lost: no WARN at every start of every static-rules application.
+        assertThat(line(output, "Local state is off")).contains(" INFO ")
+                .contains("it would keep only the last instance count");
+        assertThat(output.getOut()).doesNotContain(" WARN ");
     }
 
     @Test
@@ -95,9 +106,34 @@ class LocalStateConfigurationTest {
         Path shared = Files.createDirectory(temporary.resolve("shared"));
         Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
         runner.withPropertyValues("tollgate.local-state.secret=" + SECRET, "tollgate.local-state.directory=" + shared)
-                .run(context -> assertThat(context).getFailure().rootCause()
-                        .isInstanceOf(UnsafeLocalStateException.class)
-                        .hasMessageContaining(shared + " is writable by group or others"));
+                .run(context -> {
+                    assertThat(context).getFailure().rootCause().isInstanceOf(InvalidSettingException.class)
+                            .hasMessageContaining(shared + " is writable by group or others");
+                    // Spring Boot's report: the setting, the folder, and what to do about it.
+                    FailureAnalysis analysis = new InvalidSettingFailureAnalyzer(null)
+                            .analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("Setting: tollgate.local-state.directory")
+                            .contains("Value: \"" + shared + "\"").doesNotContain(SECRET);
+                    assertThat(analysis.getAction()).contains("chmod 700 " + shared)
+                            .contains("set tollgate.local-state.directory to another folder");
+                });
+    }
+
+    @Test
+    void theDefaultFolderIsNamedAsSuchWhenItIsRefused() throws Exception {
+        Path home = Files.createDirectory(temporary.resolve("home"));
+        Path folder = Files.createDirectories(home.resolve(".tollgate/local-state/tollgate-8080"));
+        Files.setPosixFilePermissions(folder, PosixFilePermissions.fromString("rwxrwxr-x"));
+        String userHome = System.getProperty("user.home");
+        System.setProperty("user.home", home.toString());
+        try {
+            runner.withPropertyValues("tollgate.local-state.secret=" + SECRET).run(context ->
+                    assertThat(context).getFailure().rootCause().isInstanceOf(InvalidSettingException.class)
+                            .hasMessageContaining(folder + " (this instance's default) is writable by group or"
+                                    + " others"));
+        } finally {
+            System.setProperty("user.home", userHome);
+        }
     }
 
     @Test
@@ -107,7 +143,13 @@ class LocalStateConfigurationTest {
                         .hasMessage("tollgate.local-state.secret must have at least 16 characters, it has 5"));
     }
 
-    private static LocalStateDirectory folder(LocalState state) {
+    /** The line of the output that contains {@code text}. */
+    private static String line(CapturedOutput output, String text) {
+        return output.getOut().lines().filter(l -> l.contains(text)).findFirst().orElseThrow(
+                () -> new AssertionError("no line with '" + text + "' in:\n" + output.getOut()));
+    }
+
+        private static LocalStateDirectory folder(LocalState state) {
         return state.folder().orElseThrow();
     }
 }

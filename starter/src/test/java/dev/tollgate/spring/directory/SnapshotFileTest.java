@@ -171,7 +171,12 @@ class SnapshotFileTest {
 
         assertThat(file(other).read(DEFAULT)).isEmpty();
         assertThat(output).contains("it was saved from another database than jdbc:postgresql://other:5432/tollgate"
-                + " as user 'gateway'");
+                + " as user 'gateway' in the connection's default schema");
+        // The same database and user, another schema: another directory, and the refusal says which.
+        DatabaseEndpoint otherSchema = new DatabaseEndpoint(DATABASE.url(), DATABASE.username(), "", "limits");
+        assertThat(file(otherSchema).read(DEFAULT)).isEmpty();
+        assertThat(output).contains("it was saved from another database than jdbc:postgresql://db:5432/tollgate"
+                + " as user 'gateway' in schema 'limits'");
         // The same database named with other query parameters is the same database.
         DatabaseEndpoint sameWithOptions = new DatabaseEndpoint("jdbc:postgresql://db:5432/tollgate?ssl=true",
                 "gateway", "secret");
