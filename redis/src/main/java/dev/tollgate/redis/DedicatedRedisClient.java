@@ -155,11 +155,6 @@ public final class DedicatedRedisClient implements AutoCloseable {
         return resources.eventLoopGroupProvider() instanceof SharedEventLoops;
     }
 
-    /** Whether Lettuce keeps per-command latency statistics (never: see the class comment). */
-    boolean recordsLettuceLatencies() {
-        return resources.commandLatencyRecorder().isEnabled();
-    }
-
     private static int connectionsFor(Loops loops) {
         return loops.shared() ? loops.shared.loops() : 1;
     }
