@@ -45,6 +45,12 @@ import java.util.concurrent.TimeUnit;
  */
 public final class DedicatedRedisClient implements AutoCloseable {
 
+    /**
+     * Lettuce's own command timeout unless told otherwise: it bounds commands other than script calls,
+     * whose deadline is far shorter ({@link CommandTimeouts}).
+     */
+    public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(1);
+
     private final ClientResources resources;
     private final AbstractRedisClient client;
     private final Connect connect;
