@@ -88,11 +88,6 @@ public final class LayeredMap<K, V> {
         return Math.max(MIN_COMPACTION, baseSize / 16);
     }
 
-    /** Entries in the overlay: changes since the base was last built. */
-    int overlaySize() {
-        return overlay.size();
-    }
-
     /** Visits every present entry (order unspecified). */
     public void forEach(BiConsumer<K, V> action) {
         base.forEach((k, v) -> {

@@ -39,15 +39,6 @@ public record LeasePolicy(double hotRequestsPerSecond, long leaseMillis, long ma
     }
 
     /**
-     * Keys above 100 requests/s per instance are leased; a batch lasts 100 ms at the observed rate,
-     * is at most 50 tokens and a tenth of the capacity; unspent tokens go back
-     * after 1 s.
-     */
-    public static LeasePolicy defaults() {
-        return new LeasePolicy(100, 100, 50, 0.1, 1000);
-    }
-
-    /**
      * The largest batch for a bucket: {@code min(maxBatchTokens, floor(capacity × maxCapacityShare))},
      * rounded down to a whole number of requests' cost; 0 when that is less than one request (such a
      * bucket is never leased). Every over-admission bound of {@link LeasingBucketStore} is in terms of

@@ -76,11 +76,6 @@ public record RateLimitRule(long capacity, double refillPerSecond, long cost, bo
         return new RateLimitRule(capacity, refillPerSecond, 1);
     }
 
-    /** The same rule as a dry run. */
-    public RateLimitRule asShadow() {
-        return new RateLimitRule(capacity, refillPerSecond, cost, true, shards, regionSharePpm);
-    }
-
     /**
      * The same rule with {@code sharePpm} millionths of its limit enforced here: what one region
      * enforces in its own buckets when the limit is split across regions.
@@ -88,11 +83,6 @@ public record RateLimitRule(long capacity, double refillPerSecond, long cost, bo
     public RateLimitRule inRegion(int sharePpm) {
         return sharePpm == regionSharePpm ? this
                 : new RateLimitRule(capacity, refillPerSecond, cost, shadow, shards, sharePpm);
-    }
-
-    /** Whether only a part of the limit is enforced here ({@link #inRegion}). */
-    public boolean isRegionalShare() {
-        return regionSharePpm != WHOLE_SHARE_PPM;
     }
 
     /**

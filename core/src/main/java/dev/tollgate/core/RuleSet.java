@@ -55,11 +55,6 @@ public final class RuleSet implements RuleBook {
         return anyRoute != null ? anyRoute : defaultRule;
     }
 
-    /** The rule stored for exactly this scope, or null; no precedence applied. */
-    public RateLimitRule ruleAt(RuleScope scope) {
-        return rules.get(scope);
-    }
-
     public RateLimitRule defaultRule() {
         return defaultRule;
     }

@@ -45,9 +45,8 @@ class RateLimitRuleTest {
         assertThat(limits.refillMicrosPerMilli()).isEqualTo(7000L); // 10001 × 0.7 = 7000.7, rounded down
         assertThat(limits.costMicros()).isEqualTo(1_000_000L);
         assertThat(rule.capacity()).as("the rule as written is kept").isEqualTo(3);
-        assertThat(rule.isRegionalShare()).isTrue();
+        assertThat(rule.regionSharePpm()).isEqualTo(700_000);
         assertThat(rule.inRegion(RateLimitRule.WHOLE_SHARE_PPM).limits()).isEqualTo(new RateLimitRule(3, 10.001, 1).limits());
-        assertThat(rule.asShadow().regionSharePpm()).isEqualTo(700_000);
     }
 
     @Test

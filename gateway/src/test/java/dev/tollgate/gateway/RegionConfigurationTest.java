@@ -3,6 +3,7 @@ package dev.tollgate.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleBook;
 import dev.tollgate.spring.region.CurrentShares;
 import dev.tollgate.spring.region.RegionCoordinator;
@@ -75,8 +76,8 @@ class RegionConfigurationTest {
     void withoutARegionEveryLimitIsEnforcedWhole() {
         try (RunningGateway gateway = RunningGateway.start(staticGateway(Map.of()))) {
             assertThat(gateway.context().getBeansOfType(CurrentShares.class)).isEmpty();
-            assertThat(gateway.context().getBean(RuleBook.class).ruleFor("shop", "create-order").isRegionalShare())
-                    .isFalse();
+            assertThat(gateway.context().getBean(RuleBook.class).ruleFor("shop", "create-order").regionSharePpm())
+                    .isEqualTo(RateLimitRule.WHOLE_SHARE_PPM);
             HttpResponse<String> first = gateway.send("POST", "/orders", "shop");
             assertThat(first.headers().firstValue("X-RateLimit-Limit")).hasValue("10");
         }

@@ -45,6 +45,12 @@ import java.util.concurrent.TimeUnit;
  */
 public final class DedicatedRedisClient implements AutoCloseable {
 
+    /**
+     * Lettuce's own command timeout unless told otherwise: it bounds commands other than script calls,
+     * whose deadline is far shorter ({@link CommandTimeouts}).
+     */
+    public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(1);
+
     private final ClientResources resources;
     private final AbstractRedisClient client;
     private final Connect connect;
@@ -153,11 +159,6 @@ public final class DedicatedRedisClient implements AutoCloseable {
     /** Whether the connections run on the gateway's own event loops. */
     public boolean onGatewayLoops() {
         return resources.eventLoopGroupProvider() instanceof SharedEventLoops;
-    }
-
-    /** Whether Lettuce keeps per-command latency statistics (never: see the class comment). */
-    boolean recordsLettuceLatencies() {
-        return resources.commandLatencyRecorder().isEnabled();
     }
 
     private static int connectionsFor(Loops loops) {

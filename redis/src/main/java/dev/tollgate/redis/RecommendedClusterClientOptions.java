@@ -45,10 +45,14 @@ public record RecommendedClusterClientOptions(Duration periodicRefresh, Duration
         requirePositive("connectTimeout", connectTimeout);
     }
 
-    /** Periodic refresh every 10 s, adaptive refresh at most once a second, 1 s timeouts. */
+    /**
+     * Periodic refresh every 10 s, adaptive refresh at most once a second, the
+     * {@linkplain DedicatedRedisClient#DEFAULT_COMMAND_TIMEOUT default command timeout} (1 s), a 1 s
+     * connect timeout.
+     */
     public static RecommendedClusterClientOptions defaults() {
-        return new RecommendedClusterClientOptions(
-                Duration.ofSeconds(10), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1));
+        return new RecommendedClusterClientOptions(Duration.ofSeconds(10), Duration.ofSeconds(1),
+                DedicatedRedisClient.DEFAULT_COMMAND_TIMEOUT, Duration.ofSeconds(1));
     }
 
     /** The same with other command and connect timeouts. */

@@ -104,11 +104,6 @@ public final class RedisBucketStore implements BucketStore {
         return request;
     }
 
-    /** The script this store runs. */
-    public LuaScript script() {
-        return SCRIPT;
-    }
-
     private LoopBatch batchOf(EventExecutor loop) {
         LoopBatch batch = batches.get();
         if (batch == null || batch.loop != loop) {

@@ -125,7 +125,7 @@ class RedisClusterBucketStoreTest extends BucketStoreContract {
         BucketLimits limits = RateLimitRule.of(5, 0.001).limits();
         Map<RedisServer, BucketKey> keys = oneKeyPerMaster("noscript");
         keys.values().forEach(key -> store.tryAcquire(key, limits).toCompletableFuture().join());
-        String sha = store.script().sha1();
+        String sha = RedisBucketStore.SCRIPT.sha1();
         RedisServer flushed = keys.keySet().iterator().next();
         assertThat(flushed.command("SCRIPT", "FLUSH")).isEqualTo("+OK");
         assertThat(flushed.command("SCRIPT", "EXISTS", sha)).isEqualTo(":0");

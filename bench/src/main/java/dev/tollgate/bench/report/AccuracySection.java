@@ -3,9 +3,9 @@ package dev.tollgate.bench.report;
 import static dev.tollgate.bench.report.Targets.BUILT_IN;
 import static dev.tollgate.bench.report.Targets.TOLLGATE;
 
-import dev.tollgate.bench.SuitePlan;
 import dev.tollgate.bench.metrics.DecisionSplit;
 import dev.tollgate.bench.process.BenchRoutes;
+import dev.tollgate.bench.suite.SuitePlan;
 import java.util.List;
 import java.util.Locale;
 

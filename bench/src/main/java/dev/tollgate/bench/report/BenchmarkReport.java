@@ -5,9 +5,9 @@ import static dev.tollgate.bench.report.Targets.TOLLGATE;
 
 import com.github.mustachejava.DefaultMustacheFactory;
 import com.github.mustachejava.Mustache;
-import dev.tollgate.bench.SuitePlan;
-import dev.tollgate.bench.SuiteResults;
 import dev.tollgate.bench.scenario.Saturation;
+import dev.tollgate.bench.suite.SuitePlan;
+import dev.tollgate.bench.suite.SuiteResults;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;

@@ -1,8 +1,8 @@
 package dev.tollgate.bench.report;
 
-import dev.tollgate.bench.SuitePlan;
 import dev.tollgate.bench.metrics.DecisionSplit;
 import dev.tollgate.bench.scenario.HotKeyCost;
+import dev.tollgate.bench.suite.SuitePlan;
 import java.util.List;
 import java.util.Locale;
 

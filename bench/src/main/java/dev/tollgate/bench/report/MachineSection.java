@@ -1,8 +1,8 @@
 package dev.tollgate.bench.report;
 
-import dev.tollgate.bench.SuiteResults;
 import dev.tollgate.bench.machine.MachineInfo;
 import dev.tollgate.bench.process.JavaCommand;
+import dev.tollgate.bench.suite.SuiteResults;
 
 /** The machine and how busy other work kept it; template {@code report/machine.mustache}. */
 record MachineSection(MachineInfo info, String jvmOptions, String loadAtEnd, String otherBefore,

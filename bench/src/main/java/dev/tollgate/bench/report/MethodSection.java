@@ -1,8 +1,8 @@
 package dev.tollgate.bench.report;
 
-import dev.tollgate.bench.SuitePlan;
 import dev.tollgate.bench.load.HttpTarget;
 import dev.tollgate.bench.scenario.WarmUp;
+import dev.tollgate.bench.suite.SuitePlan;
 import java.util.List;
 
 /** How the figures were measured; template {@code report/method.mustache}. */

@@ -1,6 +1,6 @@
 package dev.tollgate.bench.report;
 
-import dev.tollgate.bench.SuiteResults;
+import dev.tollgate.bench.suite.SuiteResults;
 
 /**
  * Everything {@code docs/benchmarks.md} shows, already formatted: one record per section, each

@@ -4,10 +4,10 @@ import static dev.tollgate.bench.report.Targets.BUILT_IN;
 import static dev.tollgate.bench.report.Targets.NO_LIMITER;
 import static dev.tollgate.bench.report.Targets.TOLLGATE;
 
-import dev.tollgate.bench.SuiteResults;
 import dev.tollgate.bench.metrics.DecisionSplit;
 import dev.tollgate.bench.scenario.HotKeyCost;
 import dev.tollgate.bench.scenario.ParallelBurst;
+import dev.tollgate.bench.suite.SuiteResults;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -18,8 +18,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
@@ -31,7 +31,7 @@ import org.springframework.core.env.Environment;
  * without it, {@link PostgresSupportMissingConfiguration} stops the start.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(name = "tollgate.source", havingValue = "database", matchIfMissing = true)
+@Conditional(TollgateSwitches.RulesFromDatabase.class)
 @ConditionalOnClass(name = {"org.postgresql.Driver", "com.zaxxer.hikari.HikariDataSource",
         "org.springframework.jdbc.core.JdbcTemplate", "org.flywaydb.core.Flyway",
         "org.flywaydb.database.postgresql.PostgreSQLDatabaseType"})

@@ -26,27 +26,18 @@ final class EdgeSwitches {
 
     /** Whether the global filter limits every routed request. */
     static boolean limitsEveryRoute(Environment environment) {
-        return flag(environment, "tollgate.enabled", true) && flag(environment, "tollgate.global-filter.enabled", true);
+        return (boolean) new TollgateSwitches.LimiterOn().value(environment)
+                && (boolean) new TollgateSwitches.GlobalFilterOn().value(environment);
     }
 
     /** The switch {@code setting}: as set, else as the global filter's reach says. */
     static boolean on(Environment environment, String setting) {
-        return environment.containsProperty(setting)
-                ? flag(environment, setting, false)
-                : limitsEveryRoute(environment);
-    }
-
-    /** Read before the settings are bound (conditions run first), so refused here with the setting's name. */
-    private static boolean flag(Environment environment, String setting, boolean unset) {
-        String value = environment.getProperty(setting);
-        if (value == null) {
-            return unset;
+        if (!environment.containsProperty(setting)) {
+            return limitsEveryRoute(environment);
         }
-        String flag = value.strip();
-        if (flag.equalsIgnoreCase("true") || flag.equalsIgnoreCase("false")) {
-            return Boolean.parseBoolean(flag);
-        }
-        throw new InvalidSettingException(setting, value, setting + " must be true or false, was '" + value + "'");
+        // Read before the settings are bound (conditions run first), so refused here with the setting's name.
+        SettingCondition.requireTrueOrFalse(environment, setting);
+        return Boolean.parseBoolean(environment.getProperty(setting).strip());
     }
 
     /** Matches when paths are normalised. */

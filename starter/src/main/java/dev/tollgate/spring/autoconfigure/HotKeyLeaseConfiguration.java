@@ -6,8 +6,8 @@ import dev.tollgate.redis.RedisBucketStore;
 import dev.tollgate.redis.RedisTokenLeaseSource;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
 /**
@@ -16,7 +16,7 @@ import org.springframework.context.annotation.Configuration;
  * neither the leasing store nor its thread exists.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(name = "tollgate.hot-keys.leases.enabled", havingValue = "true", matchIfMissing = true)
+@Conditional(TollgateSwitches.LeasesOn.class)
 class HotKeyLeaseConfiguration {
 
     @Bean(destroyMethod = "close")

@@ -3,8 +3,8 @@ package dev.tollgate.spring.autoconfigure;
 import dev.tollgate.spring.directory.RulesReadinessIndicator;
 import dev.tollgate.spring.filter.TollgateRateLimiter;
 import dev.tollgate.spring.filter.UnlimitedRateLimiter;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
 /**
@@ -15,7 +15,7 @@ import org.springframework.context.annotation.Configuration;
  * request, so that routes naming {@code #{@tollgateRateLimiter}} still start and are served unlimited.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnBooleanProperty(name = "tollgate.enabled", havingValue = false)
+@Conditional(TollgateSwitches.LimiterOff.class)
 class LimiterOffConfiguration {
 
     @Bean

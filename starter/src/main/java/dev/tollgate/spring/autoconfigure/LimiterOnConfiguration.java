@@ -1,7 +1,7 @@
 package dev.tollgate.spring.autoconfigure;
 
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
@@ -15,7 +15,7 @@ import org.springframework.core.env.Environment;
  * limits by. The benchmark's "no limiter" baseline is this very application with the switch off.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnBooleanProperty(name = "tollgate.enabled", matchIfMissing = true)
+@Conditional(TollgateSwitches.LimiterOn.class)
 @Import({LocalStateConfiguration.class, DatabaseDirectoryConfiguration.class,
         PostgresSupportMissingConfiguration.class, StaticDirectoryConfiguration.class,
         RedisStoreConfiguration.class, HotKeyLeaseConfiguration.class, RateLimitingConfiguration.class})

@@ -15,8 +15,8 @@ import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
@@ -26,7 +26,7 @@ import org.springframework.core.env.Environment;
  * {@code tollgate.local-state.secret} or, unset, the database password.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(name = "tollgate.local-state.enabled", havingValue = "true", matchIfMissing = true)
+@Conditional(TollgateSwitches.LocalStateOn.class)
 class LocalStateConfiguration {
 
     private static final Logger log = LoggerFactory.getLogger(LocalStateConfiguration.class);

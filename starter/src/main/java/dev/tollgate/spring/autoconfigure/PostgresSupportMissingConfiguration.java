@@ -3,7 +3,6 @@ package dev.tollgate.spring.autoconfigure;
 import java.util.List;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
@@ -17,8 +16,7 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  * failing later on a missing rule book or serving without rules.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(name = "tollgate.source", havingValue = "database", matchIfMissing = true)
-@Conditional(PostgresSupportMissingConfiguration.SupportMissing.class)
+@Conditional({TollgateSwitches.RulesFromDatabase.class, PostgresSupportMissingConfiguration.SupportMissing.class})
 class PostgresSupportMissingConfiguration {
 
     /**

@@ -38,8 +38,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
 /**
@@ -160,7 +160,7 @@ class RateLimitingConfiguration {
     /** Every routed request, keyed by its API key: on unless {@code tollgate.global-filter.enabled=false}. */
     @Bean
     @ConditionalOnMissingBean
-    @ConditionalOnProperty(name = "tollgate.global-filter.enabled", havingValue = "true", matchIfMissing = true)
+    @Conditional(TollgateSwitches.GlobalFilterOn.class)
     RateLimitFilter rateLimitFilter(TollgateProperties properties, TenantResolver tenants, LimitEnforcer enforcer,
                                     RateLimitHeaders headers) {
         return new RateLimitFilter(properties.apiKeyHeader(), tenants, enforcer, headers);

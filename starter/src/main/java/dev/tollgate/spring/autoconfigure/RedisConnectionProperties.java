@@ -1,5 +1,6 @@
 package dev.tollgate.spring.autoconfigure;
 
+import dev.tollgate.redis.DedicatedRedisClient;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
@@ -24,7 +25,6 @@ import org.springframework.core.env.Environment;
 final class RedisConnectionProperties {
 
     static final String PREFIX = "spring.data.redis";
-    private static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(1);
     private static final int DEFAULT_PORT = 6379;
 
     private RedisConnectionProperties() {
@@ -55,7 +55,7 @@ final class RedisConnectionProperties {
         int database = binder.bind(PREFIX + ".database", Integer.class).orElse(0);
         boolean ssl = binder.bind(PREFIX + ".ssl.enabled", Boolean.class).orElse(false)
                 || !binder.bind(PREFIX + ".ssl.bundle", String.class).orElse("").isBlank();
-        Duration timeout = binder.bind(PREFIX + ".timeout", Duration.class).orElse(DEFAULT_COMMAND_TIMEOUT);
+        Duration timeout = binder.bind(PREFIX + ".timeout", Duration.class).orElse(DedicatedRedisClient.DEFAULT_COMMAND_TIMEOUT);
         String url = blankToNull(binder.bind(PREFIX + ".url", String.class).orElse(null));
         List<String> clusterNodes = binder.bind(PREFIX + ".cluster.nodes", Bindable.listOf(String.class))
                 .orElse(List.of());

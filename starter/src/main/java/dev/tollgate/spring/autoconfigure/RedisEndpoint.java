@@ -1,5 +1,6 @@
 package dev.tollgate.spring.autoconfigure;
 
+import dev.tollgate.redis.DedicatedRedisClient;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.List;
@@ -57,9 +58,10 @@ public record RedisEndpoint(List<Node> nodes, boolean cluster, int database, Str
         }
     }
 
-    /** A standalone server without credentials or TLS, database 0, a 1 s command timeout. */
+    /** A standalone server without credentials or TLS, database 0, the default command timeout. */
     public static RedisEndpoint standalone(String host, int port) {
-        return new RedisEndpoint(List.of(new Node(host, port)), false, 0, null, null, false, Duration.ofSeconds(1));
+        return new RedisEndpoint(List.of(new Node(host, port)), false, 0, null, null, false,
+                DedicatedRedisClient.DEFAULT_COMMAND_TIMEOUT);
     }
 
     /** One Lettuce URI per node, credentials and TLS included. */

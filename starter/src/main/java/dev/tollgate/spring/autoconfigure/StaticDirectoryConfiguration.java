@@ -6,8 +6,8 @@ import dev.tollgate.spring.tenant.KeyNamesTenantResolver;
 import dev.tollgate.spring.tenant.TenantResolver;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
 /**
@@ -16,7 +16,7 @@ import org.springframework.context.annotation.Configuration;
  * name can spend its quota.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(name = "tollgate.source", havingValue = "static")
+@Conditional(TollgateSwitches.RulesFromConfiguration.class)
 class StaticDirectoryConfiguration {
 
     @Bean

@@ -151,13 +151,6 @@ public final class LiveInstances implements AutoCloseable {
         return instanceId;
     }
 
-    /** Beats in every store now, on the calling thread. For start-up and tests. */
-    public void beatNow() {
-        for (StoreState state : stores) {
-            beat(state);
-        }
-    }
-
     private void beatPeriodically(StoreState state) {
         try {
             beat(state);

@@ -6,9 +6,11 @@ import dev.tollgate.core.region.DemandMeter;
 import dev.tollgate.core.region.RegionalRuleBook;
 import dev.tollgate.core.region.ShareRebalancer;
 import dev.tollgate.spring.autoconfigure.DirectoryProperties;
+import dev.tollgate.spring.autoconfigure.SettingCondition;
 import dev.tollgate.spring.autoconfigure.TollgateAutoConfiguration;
 import dev.tollgate.spring.autoconfigure.TollgateMeters;
 import dev.tollgate.spring.autoconfigure.TollgateProperties;
+import dev.tollgate.spring.autoconfigure.TollgateSwitches;
 import dev.tollgate.spring.directory.DatabaseEndpoint;
 import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.spring.filter.DecisionListener;
@@ -19,7 +21,6 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -39,8 +40,7 @@ import org.springframework.util.StringUtils;
  * limit enforced whole.
  */
 @AutoConfiguration(after = TollgateAutoConfiguration.class)
-@Conditional(RegionAutoConfiguration.RegionIsSet.class)
-@ConditionalOnProperty(name = "tollgate.enabled", havingValue = "true", matchIfMissing = true)
+@Conditional({TollgateSwitches.LimiterOn.class, RegionAutoConfiguration.RegionIsSet.class})
 @EnableConfigurationProperties({RegionProperties.class, RebalancerProperties.class})
 public class RegionAutoConfiguration {
 
@@ -82,9 +82,17 @@ public class RegionAutoConfiguration {
         return new RegionHealthIndicator(shares, coordinator.getIfAvailable());
     }
 
+    /** The rebalancer moves the shares: {@code tollgate.rebalancer.enabled}. */
+    static final class RebalancerOn extends SettingCondition<RebalancerProperties> {
+        RebalancerOn() {
+            super("tollgate.rebalancer", RebalancerProperties.class, "tollgate.rebalancer.enabled",
+                    RebalancerProperties::enabled, true);
+        }
+    }
+
     /** The rebalancer's parts: only with rules in PostgreSQL, where shares and reports live. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnProperty(name = "tollgate.rebalancer.enabled", havingValue = "true", matchIfMissing = true)
+    @Conditional(RebalancerOn.class)
     @ConditionalOnBean(DatabaseEndpoint.class)
     static class RebalancerConfiguration {
 

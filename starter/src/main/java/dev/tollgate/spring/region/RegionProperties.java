@@ -38,11 +38,6 @@ public record RegionProperties(String region, @DefaultValue Map<String, Region> 
     public record Region(BigDecimal share) {
     }
 
-    /** Whether several regions are configured (a region is set). */
-    public boolean isMultiRegion() {
-        return region != null;
-    }
-
     /** The configured default shares; only with a region set. */
     public RegionShares defaultShares() {
         return defaultShares(region, regions);

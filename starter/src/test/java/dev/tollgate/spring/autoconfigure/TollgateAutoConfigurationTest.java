@@ -3,6 +3,7 @@ package dev.tollgate.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.tollgate.core.LeasingBucketStore;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleBook;
 import dev.tollgate.redis.DedicatedRedisClient;
@@ -155,6 +156,23 @@ class TollgateAutoConfigurationTest {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).hasStackTraceContaining("tollgate.redis")
                     .hasStackTraceContaining("timeout");
+        });
+    }
+
+    @Test
+    void hotKeyLeasesAreOnAsTheirRecordSaysUnlessSwitchedOff() {
+        runner.run(context -> assertThat(context).hasSingleBean(LeasingBucketStore.class));
+        runner.withPropertyValues("tollgate.hot-keys.leases.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LeasingBucketStore.class));
+    }
+
+    @Test
+    void aSwitchSetToNeitherTrueNorFalseStopsTheStartNamingIt() {
+        // The binder would read "yes" as true, where the condition used to read it as off.
+        runner.withPropertyValues("tollgate.hot-keys.leases.enabled=yes").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .hasStackTraceContaining("tollgate.hot-keys.leases.enabled must be true or false, was 'yes'");
         });
     }
 

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -32,7 +33,7 @@ class SnapshotFileTest {
             new DatabaseEndpoint("jdbc:postgresql://db:5432/tollgate?password=secret", "gateway", "secret");
     private static final RateLimitRule DEFAULT = RateLimitRule.of(20, 10);
     private static final RateLimitRule EXACT = new RateLimitRule(200, 0.125, 3, false, 4);
-    private static final RateLimitRule SHADOW = RateLimitRule.of(50, 5).asShadow();
+    private static final RateLimitRule SHADOW = new RateLimitRule(50, 5, 1, true);
 
     @TempDir
     Path temporary;
@@ -65,8 +66,10 @@ class SnapshotFileTest {
         assertThat(back.origin()).isEqualTo(DirectorySnapshot.Origin.SAVED_FILE);
         assertThat(back.loaded()).isTrue();
         assertThat(back.cursor()).isEqualTo(42);
-        assertThat(back.rules().ruleAt(new RuleScope("shop-a", "create-order"))).isEqualTo(EXACT);
-        assertThat(back.rules().ruleAt(new RuleScope("shop-a", ScopedRule.ANY_ROUTE))).isEqualTo(SHADOW);
+        Map<RuleScope, RateLimitRule> rules = new HashMap<>();
+        back.rules().forEachRule(rules::put);
+        assertThat(rules).isEqualTo(Map.of(new RuleScope("shop-a", "create-order"), EXACT,
+                new RuleScope("shop-a", ScopedRule.ANY_ROUTE), SHADOW));
         assertThat(back.rules().size()).isEqualTo(2);
         assertThat(back.rules().defaultRule()).isEqualTo(DEFAULT);
         assertThat(back.tenantByKey().get(ApiKeys.hash(key))).isEqualTo("shop-a");

@@ -1,4 +1,4 @@
-package dev.tollgate.bench;
+package dev.tollgate.bench.suite;
 
 import java.time.Duration;
 import java.util.List;

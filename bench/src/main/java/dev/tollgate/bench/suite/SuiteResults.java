@@ -1,4 +1,4 @@
-package dev.tollgate.bench;
+package dev.tollgate.bench.suite;
 
 import dev.tollgate.bench.machine.MachineInfo;
 import dev.tollgate.bench.scenario.ClusterAccuracy;

@@ -1,0 +1,49 @@
+package dev.tollgate.redis;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Redis adapter's layering, checked in its own build on its production classes: Lettuce and core
+ * below it, nothing of Spring or of the modules above it, and never the test kit.
+ */
+class ArchitectureTest {
+
+    private static JavaClasses redis;
+
+    @BeforeAll
+    static void importProductionClasses() {
+        // This module's own classes are a directory here; tests and every jar are left out.
+        redis = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
+                .importPackages("dev.tollgate.redis");
+    }
+
+    @Test
+    void theRedisAdapterKnowsNoSpring() {
+        noClasses().that().resideInAPackage("dev.tollgate.redis..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.springframework..", "dev.tollgate.spring..",
+                        "dev.tollgate.gateway..")
+                .check(redis);
+    }
+
+    @Test
+    void theRedisAdapterKnowsNotTheTestKit() {
+        noClasses().should().dependOnClassesThat().resideInAnyPackage("dev.tollgate.testkit..", "io.zonky..",
+                        "redis.embedded..", "redis.clients..")
+                .check(redis);
+    }
+
+    @Test
+    void theImportFoundTheAdapter() {
+        // Guards the rules above against passing on an empty import.
+        assertThat(redis.contain(RedisBucketStore.class)).isTrue();
+    }
+}

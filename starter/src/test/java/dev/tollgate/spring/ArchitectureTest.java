@@ -1,0 +1,52 @@
+package dev.tollgate.spring;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The starter's layering, checked in the starter's own build on its production classes, so that a
+ * build of the starter alone guards it: its packages stand on each other in one direction, and none
+ * of them knows the test kit.
+ */
+class ArchitectureTest {
+
+    private static JavaClasses starter;
+
+    @BeforeAll
+    static void importProductionClasses() {
+        // This module's own classes are a directory here; tests and every jar are left out.
+        starter = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
+                .importPackages("dev.tollgate.spring");
+    }
+
+    @Test
+    void theStartersPackagesFormNoCycle() {
+        slices().matching("dev.tollgate.spring.(*)..").should().beFreeOfCycles()
+                .because("each package of the starter stands on the ones below it, never on one above")
+                .check(starter);
+    }
+
+    @Test
+    void theStarterKnowsNotTheTestKit() {
+        noClasses().should().dependOnClassesThat().resideInAnyPackage("dev.tollgate.testkit..", "io.zonky..",
+                        "redis.embedded..", "redis.clients..")
+                .because("the test kit starts servers for tests and dev mode, never inside an application")
+                .check(starter);
+    }
+
+    @Test
+    void theImportFoundTheStarter() {
+        // Guards the rules above against passing on an empty import.
+        assertThat(starter.stream().map(c -> c.getPackageName()).distinct())
+                .contains("dev.tollgate.spring.autoconfigure", "dev.tollgate.spring.filter", "dev.tollgate.spring.region");
+    }
+}
