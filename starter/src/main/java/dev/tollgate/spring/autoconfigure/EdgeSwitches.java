@@ -1,63 +1,80 @@
 package dev.tollgate.spring.autoconfigure;
 
+import java.time.Duration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * When the edge's request rewriting is on. Path canonicalisation and API key stripping change what
- * every route receives, so their defaults follow the limiter's reach: on where Tollgate's global
- * filter limits every route ({@code tollgate.enabled} and {@code tollgate.global-filter.enabled}, both
- * on unless set false), off where it limits none (switched off) or only the routes that name
- * {@code #{@tollgateRateLimiter}}, so that adding the starter to an application, or switching it
- * off, changes nothing for routes Tollgate does not limit. An explicit setting wins either way; the
- * Tollgate application sets both on.
+ * When the edge's request rewriting and body rules are on. Path canonicalisation, API key stripping
+ * and the request body's time limits change what every route receives, so their defaults follow the
+ * limiter's reach: on where Tollgate's global filter limits every route ({@code tollgate.enabled} and
+ * {@code tollgate.global-filter.enabled}, both on unless set false), off where it limits none
+ * (switched off) or only the routes that name {@code #{@tollgateRateLimiter}}, so that adding the
+ * starter to an application, or switching it off, changes nothing for routes Tollgate does not limit.
+ * An explicit setting wins either way; the Tollgate application sets them on.
+ *
+ * <p>Every switch is read as bound into the settings' records (null when unset). Conditions, which
+ * run before those records exist, bind the same records with Spring's {@link Binder}: one reading
+ * of each value, whichever asks.
  */
 final class EdgeSwitches {
 
-    static final String NORMALIZE = "tollgate.paths.normalize";
-    static final String STRIP_API_KEY = "tollgate.forwarding.strip-api-key";
+    /** {@code tollgate.server.request-body-timeout} where it is unset and the global filter limits every route. */
+    static final Duration DEFAULT_REQUEST_BODY_TIMEOUT = Duration.ofSeconds(60);
 
     private EdgeSwitches() {
     }
 
     /** Whether the global filter limits every routed request. */
+    static boolean limitsEveryRoute(TollgateProperties tollgate) {
+        return tollgate.enabled() && tollgate.globalFilter().enabled();
+    }
+
+    /** The same, from settings not bound yet (in a condition, or where only the environment is at hand). */
+    static boolean limitsEveryRoute(Binder binder) {
+        return binder.bind("tollgate.enabled", Boolean.class).orElse(true)
+                && binder.bindOrCreate("tollgate.global-filter", TollgateProperties.GlobalFilter.class).enabled();
+    }
+
     static boolean limitsEveryRoute(Environment environment) {
-        return flag(environment, "tollgate.enabled", true) && flag(environment, "tollgate.global-filter.enabled", true);
+        return limitsEveryRoute(Binder.get(environment));
     }
 
-    /** The switch {@code setting}: as set, else as the global filter's reach says. */
-    static boolean on(Environment environment, String setting) {
-        return environment.containsProperty(setting)
-                ? flag(environment, setting, false)
-                : limitsEveryRoute(environment);
+    /** A switch: as set, else (null) as the global filter's reach says. */
+    static boolean on(Boolean setting, boolean limitsEveryRoute) {
+        return setting != null ? setting : limitsEveryRoute;
     }
 
-    /** Read before the settings are bound (conditions run first), so refused here with the setting's name. */
-    private static boolean flag(Environment environment, String setting, boolean unset) {
-        String value = environment.getProperty(setting);
-        if (value == null) {
-            return unset;
+    /**
+     * How long a request's body may take to arrive, and whether the body rules apply at all: as set,
+     * else {@link #DEFAULT_REQUEST_BODY_TIMEOUT} where the global filter limits every route; zero
+     * (off) otherwise.
+     */
+    static Duration requestBodyTimeout(EdgeProperties.ServerProperties server, TollgateProperties tollgate) {
+        Duration setting = server.requestBodyTimeout();
+        if (setting != null) {
+            return setting;
         }
-        String flag = value.strip();
-        if (flag.equalsIgnoreCase("true") || flag.equalsIgnoreCase("false")) {
-            return Boolean.parseBoolean(flag);
-        }
-        throw new InvalidSettingException(setting, value, setting + " must be true or false, was '" + value + "'");
+        return limitsEveryRoute(tollgate) ? DEFAULT_REQUEST_BODY_TIMEOUT : Duration.ZERO;
     }
 
-    /** Matches when paths are normalised. */
+    private static ConditionOutcome outcome(boolean on, String setting, Object explicit) {
+        String why = explicit != null ? setting + " is " + explicit
+                : setting + " unset, and the global filter " + (on ? "limits" : "does not limit") + " every route";
+        return on ? ConditionOutcome.match(why) : ConditionOutcome.noMatch(why);
+    }
+
+    /** Matches when paths are normalised ({@code tollgate.paths.normalize}). */
     static final class NormalizedPaths extends SpringBootCondition {
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-            Environment environment = context.getEnvironment();
-            boolean explicit = environment.containsProperty(NORMALIZE);
-            boolean on = on(environment, NORMALIZE);
-            String why = explicit ? NORMALIZE + " is " + on : NORMALIZE + " unset, and the global filter "
-                    + (on ? "limits" : "does not limit") + " every route";
-            return on ? ConditionOutcome.match(why) : ConditionOutcome.noMatch(why);
+            Binder binder = Binder.get(context.getEnvironment());
+            Boolean normalize = binder.bindOrCreate("tollgate.paths", EdgeProperties.PathProperties.class).normalize();
+            return outcome(on(normalize, limitsEveryRoute(binder)), "tollgate.paths.normalize", normalize);
         }
     }
 }

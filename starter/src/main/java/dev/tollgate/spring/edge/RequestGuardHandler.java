@@ -47,7 +47,8 @@ import reactor.netty.NettyPipeline;
  *       {@link RequestBodyFailure}. Reactor Netty, left alone, ends that stream normally when it gives
  *       up on a connection, so the forwarded request would be completed with part of a body; failing
  *       it makes the gateway cut the backend connection instead. {@link RequestBodyFailureFilter}
- *       answers the client; the connection is not reused.</li>
+ *       answers the client; the connection is not reused. A zero {@code bodyTimeout} turns both time
+ *       limits off (a bad chunk still fails the body: that request is broken either way).</li>
  * </ul>
  * Requests that cannot be parsed are logged through {@link MalformedRequestLog}, at a bounded rate.
  *
@@ -63,6 +64,8 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
     static final String HEAD_TOO_LARGE = "request-head-too-large";
     static final String BODY_TIMEOUT = "request-body-timeout";
 
+    /** Whether bodies are timed at all (a zero body timeout turns both body time limits off). */
+    private final boolean timesBodies;
     private final long bodyTimeoutNanos;
     private final long bodyIdleNanos;
     private final String bodyTimeoutText;
@@ -86,6 +89,7 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
     private boolean closeAfterResponse;
 
     RequestGuardHandler(Duration bodyTimeout, Duration bodyIdleTimeout, MalformedRequestLog log) {
+        this.timesBodies = !bodyTimeout.isZero();
         this.bodyTimeoutNanos = bodyTimeout.toNanos();
         this.bodyIdleNanos = bodyIdleTimeout.toNanos();
         this.bodyTimeoutText = text(bodyTimeout);
@@ -123,7 +127,7 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
             inProgress++;
             bodyInProgress = !(msg instanceof LastHttpContent)
                     && (HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0);
-            if (bodyInProgress) {
+            if (bodyInProgress && timesBodies) {
                 lastBodyRead = System.nanoTime();
                 bodyDeadline = ctx.executor().schedule(() -> bodyTimedOut(ctx), bodyTimeoutNanos, TimeUnit.NANOSECONDS);
                 bodyIdleCheck = ctx.executor().schedule(() -> bodyIdleCheck(ctx), bodyIdleNanos, TimeUnit.NANOSECONDS);

@@ -20,9 +20,13 @@ import reactor.netty.NettyPipeline;
 class RequestGuardHandlerTest {
 
     private static EmbeddedChannel channel() {
+        return channel(Duration.ofMinutes(1));
+    }
+
+    private static EmbeddedChannel channel(Duration bodyTimeout) {
         EmbeddedChannel channel = new EmbeddedChannel();
         channel.pipeline().addLast(NettyPipeline.HttpCodec, new HttpServerCodec());
-        RequestGuardHandler.install(channel.pipeline(), Duration.ofMinutes(1), Duration.ofMinutes(1),
+        RequestGuardHandler.install(channel.pipeline(), bodyTimeout, Duration.ofMinutes(1),
                 new MalformedRequestLog(0, new ManualClock()));
         return channel;
     }
@@ -107,6 +111,37 @@ class RequestGuardHandlerTest {
         channel.runPendingTasks();
         assertThat(written(channel)).startsWith("HTTP/1.1 200 OK\r\n");
         assertThat(channel.isOpen()).isFalse();
+        channel.finishAndReleaseAll();
+    }
+
+    @Test
+    void aBodyThatTakesLongerThanTheBodyTimeoutFails() {
+        EmbeddedChannel channel = channel(Duration.ofMinutes(1));
+        channel.writeInbound(bytes("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc"));
+        channel.advanceTimeBy(2, java.util.concurrent.TimeUnit.MINUTES);
+        channel.runScheduledPendingTasks();
+        org.assertj.core.api.Assertions.assertThatThrownBy(channel::checkException)
+                .isInstanceOf(RequestBodyFailure.class);
+        assertThat(channel.attr(RequestBodyFailure.ATTRIBUTE).get().status().value()).isEqualTo(408);
+        channel.finishAndReleaseAll();
+    }
+
+    @Test
+    void aZeroBodyTimeoutLeavesBodiesUntimed() {
+        EmbeddedChannel channel = channel(Duration.ZERO);
+        channel.writeInbound(bytes("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc"));
+        channel.advanceTimeBy(2, java.util.concurrent.TimeUnit.HOURS);
+        channel.runScheduledPendingTasks();
+        channel.checkException();
+        assertThat(channel.attr(RequestBodyFailure.ATTRIBUTE).get()).isNull();
+        channel.writeInbound(bytes("defghij"));
+        assertThat((Object) channel.readInbound()).isInstanceOf(HttpRequest.class);
+        io.netty.handler.codec.http.HttpContent first = channel.readInbound();
+        first.release();
+        io.netty.handler.codec.http.HttpContent last = channel.readInbound();
+        assertThat(last).as("the body ends whole").isInstanceOf(LastHttpContent.class);
+        last.release();
+        assertThat(channel.isOpen()).isTrue();
         channel.finishAndReleaseAll();
     }
 
