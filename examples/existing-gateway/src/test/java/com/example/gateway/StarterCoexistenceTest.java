@@ -2,6 +2,7 @@ package com.example.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tollgate.spring.filter.TenantHeadersFilter;
 import dev.tollgate.testkit.RedisServer;
 import dev.tollgate.testkit.TestUpstream;
 import java.io.ByteArrayOutputStream;
@@ -265,6 +266,17 @@ class StarterCoexistenceTest {
                      "--tollgate.server.request-body-timeout=10s", "--tollgate.server.request-read-timeout=300ms"))) {
             String answer = postPausingMidBody(port(app), Duration.ofSeconds(5));
             assertThat(answer).startsWith("HTTP/1.1 408").contains("urn:tollgate:problem:request-body-timeout");
+        }
+    }
+
+    @Test
+    void noHeadersFilterIsRegisteredWhenThereIsNothingToRewrite() throws Exception {
+        try (ConfigurableApplicationContext app = run(OwnGateway.class, false, "--tollgate.forwarding.tenant-header=")) {
+            assertThat(app.getBeansOfType(TenantHeadersFilter.class)).isEmpty();
+        }
+        try (ConfigurableApplicationContext app = run(OwnGateway.class, false, "--tollgate.forwarding.tenant-header=",
+                "--tollgate.forwarding.strip-api-key=true")) {
+            assertThat(app.getBeansOfType(TenantHeadersFilter.class)).hasSize(1);
         }
     }
 

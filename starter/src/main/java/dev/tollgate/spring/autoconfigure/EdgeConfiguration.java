@@ -55,6 +55,7 @@ class EdgeConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
+    @Conditional(EdgeSwitches.RewrittenForwardedHeaders.class)
     TenantHeadersFilter tenantHeadersFilter(EdgeProperties edge, TollgateProperties tollgate, Environment environment) {
         EdgeProperties.ForwardingProperties forwarding = edge.forwarding();
         String tenantHeader = forwarding.tenantHeaderOrNull();

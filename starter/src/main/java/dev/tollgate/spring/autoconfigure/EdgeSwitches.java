@@ -77,4 +77,23 @@ final class EdgeSwitches {
             return outcome(on(normalize, limitsEveryRoute(binder)), "tollgate.paths.normalize", normalize);
         }
     }
+
+    /**
+     * Matches when forwarded requests' headers have anything to change: the API key is stripped, or a
+     * tenant header is named. Otherwise no headers filter is registered at all, and forwarding walks
+     * no headers on Tollgate's account.
+     */
+    static final class RewrittenForwardedHeaders extends SpringBootCondition {
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            Binder binder = Binder.get(context.getEnvironment());
+            EdgeProperties.ForwardingProperties forwarding =
+                    binder.bindOrCreate("tollgate.forwarding", EdgeProperties.ForwardingProperties.class);
+            if (forwarding.tenantHeaderOrNull() != null) {
+                return ConditionOutcome.match("tollgate.forwarding.tenant-header is " + forwarding.tenantHeader());
+            }
+            boolean strip = on(forwarding.stripApiKey(), limitsEveryRoute(binder));
+            return outcome(strip, "tollgate.forwarding.strip-api-key", forwarding.stripApiKey());
+        }
+    }
 }

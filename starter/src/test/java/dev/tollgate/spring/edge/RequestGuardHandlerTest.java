@@ -146,6 +146,24 @@ class RequestGuardHandlerTest {
     }
 
     @Test
+    void theHostChecksAreMadeOnTheConnection() {
+        for (String head : new String[] {"GET /a HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
+                "GET /a HTTP/1.1\r\n\r\n", "GET /a HTTP/1.1\r\nHost: a:b:c\r\n\r\n",
+                "GET /a HTTP/1.1\r\nHost: a:99999999999\r\n\r\n"}) {
+            EmbeddedChannel channel = channel();
+            channel.writeInbound(bytes(head));
+            assertThat((Object) channel.readInbound()).as(head).isNull();
+            assertThat(written(channel)).as(head).startsWith("HTTP/1.1 400 Bad Request\r\n")
+                    .contains("urn:tollgate:problem:invalid-host");
+            assertThat(channel.isOpen()).isFalse();
+        }
+        EmbeddedChannel old = channel();
+        old.writeInbound(bytes("GET /a HTTP/1.0\r\n\r\n"));
+        assertThat((Object) old.readInbound()).as("HTTP/1.0 may omit Host").isInstanceOf(HttpRequest.class);
+        old.finishAndReleaseAll();
+    }
+
+    @Test
     void hostsReactorNettyCannotReadAreFound() {
         assertThat(RequestGuardHandler.hasReadablePort("example.org")).isTrue();
         assertThat(RequestGuardHandler.hasReadablePort("example.org:8080")).isTrue();
