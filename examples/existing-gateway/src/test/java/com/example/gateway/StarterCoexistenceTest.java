@@ -2,13 +2,20 @@ package com.example.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tollgate.spring.filter.TenantHeadersFilter;
 import dev.tollgate.testkit.RedisServer;
 import dev.tollgate.testkit.TestUpstream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +33,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Primary;
 import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
 
 /**
  * Adding the starter changes no route that did not ask for Tollgate: a route limited by Spring Cloud
@@ -233,6 +242,96 @@ class StarterCoexistenceTest {
             TestUpstream.Received received = backend.last();
             assertThat(received.target()).isEqualTo("/open/y");
             assertThat(received.header("X-Api-Key")).isEmpty();
+        }
+    }
+
+    @Test
+    void requestBodiesHaveNoTimeLimitWhereTheApplicationDidNotAskForOne() throws Exception {
+        // The global filter is off (run's default): with the limiter on, Tollgate limits only chosen routes.
+        for (String enabled : List.of("true", "false")) {
+            try (BodyReadingBackend uploads = new BodyReadingBackend();
+                 ConfigurableApplicationContext app = run(OwnGateway.class, false, withUploadRoute(uploads,
+                         "--tollgate.enabled=" + enabled, "--tollgate.server.request-read-timeout=300ms"))) {
+                // The body pauses for longer than the request-read timeout, as a slow or streamed upload may.
+                String answer = postPausingMidBody(port(app), Duration.ofMillis(1000));
+                assertThat(answer).as(enabled).startsWith("HTTP/1.1 200").contains("got abcdef");
+            }
+        }
+    }
+
+    @Test
+    void requestBodiesAreTimedWhereTheApplicationAsksForIt() throws Exception {
+        try (BodyReadingBackend uploads = new BodyReadingBackend();
+             ConfigurableApplicationContext app = run(OwnGateway.class, false, withUploadRoute(uploads,
+                     "--tollgate.server.request-body-timeout=10s", "--tollgate.server.request-read-timeout=300ms"))) {
+            String answer = postPausingMidBody(port(app), Duration.ofSeconds(5));
+            assertThat(answer).startsWith("HTTP/1.1 408").contains("urn:tollgate:problem:request-body-timeout");
+        }
+    }
+
+    @Test
+    void noHeadersFilterIsRegisteredWhenThereIsNothingToRewrite() throws Exception {
+        try (ConfigurableApplicationContext app = run(OwnGateway.class, false, "--tollgate.forwarding.tenant-header=")) {
+            assertThat(app.getBeansOfType(TenantHeadersFilter.class)).isEmpty();
+        }
+        try (ConfigurableApplicationContext app = run(OwnGateway.class, false, "--tollgate.forwarding.tenant-header=",
+                "--tollgate.forwarding.strip-api-key=true")) {
+            assertThat(app.getBeansOfType(TenantHeadersFilter.class)).hasSize(1);
+        }
+    }
+
+    /** {@code extra}, and a route Tollgate does not limit to {@code uploads}. */
+    private static String[] withUploadRoute(BodyReadingBackend uploads, String... extra) {
+        List<String> all = new ArrayList<>(List.of(
+                ROUTES + "[1].id=upload", // after the limited route; run without the legacy one
+                ROUTES + "[1].uri=" + uploads.uri(),
+                ROUTES + "[1].predicates[0]=Path=/upload/**"));
+        all.addAll(List.of(extra));
+        return all.toArray(String[]::new);
+    }
+
+    /**
+     * Sends a POST to {@code /upload/file} whose body pauses for {@code pause} half way, and returns what
+     * the gateway answered: during the pause if it gave up on the body, else once the body is whole.
+     */
+    private static String postPausingMidBody(int port, Duration pause) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /upload/file HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 6\r\n"
+                    + "Connection: close\r\n\r\nabc").getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            ByteArrayOutputStream answer = new ByteArrayOutputStream();
+            socket.setSoTimeout((int) pause.toMillis()); // the client's pause: waiting for an answer meanwhile
+            try {
+                int first = in.read();
+                if (first >= 0) {
+                    answer.write(first);
+                }
+            } catch (SocketTimeoutException noAnswerDuringThePause) {
+                out.write("def".getBytes(StandardCharsets.ISO_8859_1));
+                out.flush();
+            }
+            socket.setSoTimeout(10_000);
+            answer.write(in.readAllBytes());
+            return answer.toString(StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    /** A backend that answers {@code got <body>} once it has read the whole request body. */
+    private static final class BodyReadingBackend implements AutoCloseable {
+        private final DisposableServer server = HttpServer.create().host("127.0.0.1").port(0)
+                .handle((request, response) -> request.receive().aggregate().asString().defaultIfEmpty("")
+                        .flatMap(body -> response.sendString(Mono.just("got " + body)).then()))
+                .bindNow();
+
+        String uri() {
+            return "http://127.0.0.1:" + server.port();
+        }
+
+        @Override
+        public void close() {
+            server.disposeNow();
         }
     }
 

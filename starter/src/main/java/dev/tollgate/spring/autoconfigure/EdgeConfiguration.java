@@ -17,9 +17,10 @@ import org.springframework.core.env.Environment;
 
 /**
  * The gateway's edge: how long clients may take, what requests must look like before they are routed,
- * and what the backend is told about the caller. Path canonicalisation and API key stripping are on by
- * default only where the global filter limits every route ({@link EdgeSwitches}): an application that
- * limits chosen routes, or has the limiter off, sees no change to the others unless it sets them.
+ * and what the backend is told about the caller. Path canonicalisation, API key stripping and the
+ * request body's time limits are on by default only where the global filter limits every route
+ * ({@link EdgeSwitches}): an application that limits chosen routes, or has the limiter off, sees no
+ * change to the others unless it sets them.
  */
 @Configuration(proxyBeanMethods = false)
 class EdgeConfiguration {
@@ -57,6 +58,7 @@ class EdgeConfiguration {
      */
     @Bean
     @ConditionalOnMissingBean
+    @Conditional(EdgeSwitches.RewrittenForwardedHeaders.class)
     TenantHeadersFilter tenantHeadersFilter(EdgeProperties edge, TollgateProperties tollgate, Environment environment) {
         EdgeProperties.ForwardingProperties forwarding = edge.forwarding();
         String tenantHeader = forwarding.tenantHeaderOrNull();
@@ -65,16 +67,17 @@ class EdgeConfiguration {
                     "tollgate.forwarding.tenant-header must differ from tollgate.api-key-header, both are '"
                             + tenantHeader + "'");
         }
-        boolean strip = EdgeSwitches.on(environment, EdgeSwitches.STRIP_API_KEY);
+        boolean strip = EdgeSwitches.on(forwarding.stripApiKey(), EdgeSwitches.limitsEveryRoute(tollgate));
         boolean tenantHeaderManaged = environment.containsProperty(EdgeSwitches.TENANT_HEADER)
-                || EdgeSwitches.limitsEveryRoute(environment);
+                || EdgeSwitches.limitsEveryRoute(tollgate);
         return new TenantHeadersFilter(strip ? tollgate.apiKeyHeader() : null,
                 tenantHeaderManaged ? tenantHeader : null);
     }
 
     /**
      * Idle, request-read and request-body timeouts of the Reactor Netty server Spring Boot starts for the
-     * gateway port, and the problem+json answers to requests its HTTP codec cannot parse.
+     * gateway port, and the problem+json answers to requests its HTTP codec cannot parse. The body rules
+     * ({@code tollgate.server.request-body-timeout}) follow the global filter's reach when unset.
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(NettyServerCustomizer.class)
@@ -82,9 +85,10 @@ class EdgeConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        EdgeServerCustomizer edgeServerCustomizer(EdgeProperties edge, ObservabilityProperties observability) {
+        EdgeServerCustomizer edgeServerCustomizer(EdgeProperties edge, TollgateProperties tollgate,
+                                                  ObservabilityProperties observability) {
             return new EdgeServerCustomizer(edge.server().idleTimeout(), edge.server().requestReadTimeout(),
-                    edge.server().requestBodyTimeout(), new MalformedRequestLog(
+                    EdgeSwitches.requestBodyTimeout(edge.server(), tollgate), new MalformedRequestLog(
                             observability.logging().malformedRequestsPerSecond(), MonotonicClock.system()));
         }
     }

@@ -59,14 +59,25 @@ public record EdgeProperties(@DefaultValue PathProperties paths, @DefaultValue F
      * @param idleTimeout        A client connection with no request in progress is closed after this long without a
      *                           byte from the client.
      * @param requestReadTimeout A client connection is closed if a request's head (request line and headers) has not
-     *                           fully arrived this long after its first bytes; a body that pauses this long is
-     *                           answered 408 and its connection closed.
+     *                           fully arrived this long after its first bytes; where the body rules are on (see
+     *                           request-body-timeout), a body that pauses this long is answered 408 and its
+     *                           connection closed.
      * @param requestBodyTimeout A request whose body has not fully arrived this long after its head, however steadily
-     *                           it trickles in, is answered 408 and its connection closed; the request forwarded to
-     *                           the backend is cut, never completed. Raise it for large uploads over slow links.
+     *                           it trickles in, is answered 408 and its connection closed, and so is one whose body
+     *                           pauses longer than request-read-timeout; the request forwarded to the backend is cut,
+     *                           never completed. 0 turns both body rules off. Unset: 60s where the global filter
+     *                           limits every route (tollgate.enabled and tollgate.global-filter.enabled), off
+     *                           otherwise. Raise it for large uploads over slow links.
      */
     public record ServerProperties(@DefaultValue("60s") @DurationMin(millis = 1) Duration idleTimeout,
                                    @DefaultValue("20s") @DurationMin(millis = 1) Duration requestReadTimeout,
-                                   @DefaultValue("60s") @DurationMin(millis = 1) Duration requestBodyTimeout) {
+                                   Duration requestBodyTimeout) {
+
+        public ServerProperties {
+            if (requestBodyTimeout != null && requestBodyTimeout.isNegative()) {
+                throw new InvalidSettingException("tollgate.server.request-body-timeout", requestBodyTimeout.toString(),
+                        "tollgate.server.request-body-timeout must be 0 (off) or more, was " + requestBodyTimeout);
+            }
+        }
     }
 }

@@ -10,11 +10,13 @@ import reactor.netty.http.server.HttpServer;
  *   <li>{@code idleTimeout}: a connection on which no request is in progress and no byte arrives for
  *       this long is closed (Reactor Netty's idle timeout).</li>
  *   <li>{@code requestReadTimeout}: a request's head must arrive within this long of its first bytes
- *       ({@link RequestHeadTimeoutHandler}), and its body may pause no longer than this between reads
- *       ({@link RequestGuardHandler}: the client gets a 408); otherwise the connection is closed.</li>
+ *       ({@link RequestHeadTimeoutHandler}), and, where the body rules are on, its body may pause no
+ *       longer than this between reads ({@link RequestGuardHandler}: the client gets a 408); otherwise
+ *       the connection is closed.</li>
  *   <li>{@code requestBodyTimeout}: a request's body must arrive in full within this long of its head,
  *       however steadily it trickles in ({@link RequestGuardHandler}); otherwise it fails, the forwarded
- *       request is cut and the client gets a 408.</li>
+ *       request is cut and the client gets a 408. Zero turns both body rules off: bodies then take as
+ *       long, and pause as long, as the client likes.</li>
  * </ul>
  * The same {@link RequestGuardHandler} answers requests the HTTP codec cannot parse with problem+json.
  */

@@ -1,6 +1,8 @@
 package dev.tollgate.spring.edge;
 
 import dev.tollgate.spring.filter.ProblemResponses;
+import java.util.Collections;
+import java.util.Iterator;
 import java.util.List;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
@@ -20,6 +22,11 @@ import reactor.netty.http.server.HttpServerRequest;
  * {@code host[:port]} as RFC 3986 writes them, as RFC 9112 §3.2 requires: which host such a request
  * is for is ambiguous, and a gateway and a backend could each read a different one. HTTP/1.0 requests
  * may omit it (they predate it); HTTP/2 carries the authority elsewhere.
+ *
+ * <p>On an HTTP/1.1 connection with Tollgate's {@link RequestGuardHandler} the guard has made this
+ * very check (with the same answers) before Reactor Netty read the request, and the filter lets the
+ * request pass without looking again. It still checks HTTP/2 requests, whose {@code Host} (from
+ * {@code :authority}) no guard sees, and requests on a server that has no guard.
  */
 public final class HostHeaderFilter implements WebFilter, Ordered {
 
@@ -27,6 +34,7 @@ public final class HostHeaderFilter implements WebFilter, Ordered {
     public static final int ORDER = PathNormalizingFilter.ORDER - 1;
 
     static final String TYPE = "invalid-host";
+    static final String NOT_A_HOST = "The Host header is not a host name or address with an optional port.";
 
     @Override
     public int getOrder() {
@@ -36,16 +44,36 @@ public final class HostHeaderFilter implements WebFilter, Ordered {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         ServerHttpRequest request = exchange.getRequest();
+        if (RequestGuardHandler.guarded(request)) {
+            return chain.filter(exchange); // checked on the connection, before Reactor Netty read the request
+        }
         List<String> hosts = request.getHeaders().get(HttpHeaders.HOST);
-        int count = hosts == null ? 0 : hosts.size();
-        if ((count == 1 && isValid(hosts.get(0))) || (count == 0 && !isHttp11(request))) {
+        String refusal = refusal(hosts == null ? Collections.emptyIterator() : hosts.iterator(), isHttp11(request));
+        if (refusal == null) {
             return chain.filter(exchange);
         }
-        String detail = count == 0 ? "An HTTP/1.1 request needs a Host header."
-                : count == 1 ? "The Host header is not a host name or address with an optional port."
-                : "A request has one Host header, not " + count + ".";
         return ProblemResponses.write(exchange.getResponse(),
-                ProblemResponses.problem(HttpStatus.BAD_REQUEST, TYPE, detail));
+                ProblemResponses.problem(HttpStatus.BAD_REQUEST, TYPE, refusal));
+    }
+
+    /**
+     * Why a request with these {@code Host} values is refused (the problem's detail), or null if it is
+     * not: one for an HTTP/1.1 request ({@code http11}), at most one otherwise, and that one valid.
+     */
+    static String refusal(Iterator<String> hosts, boolean http11) {
+        if (!hosts.hasNext()) {
+            return http11 ? "An HTTP/1.1 request needs a Host header." : null;
+        }
+        String host = hosts.next();
+        if (!hosts.hasNext()) {
+            return isValid(host) ? null : NOT_A_HOST;
+        }
+        int count = 1;
+        while (hosts.hasNext()) {
+            hosts.next();
+            count++;
+        }
+        return "A request has one Host header, not " + count + ".";
     }
 
     /** Whether {@code host} is RFC 3986's {@code host [ ":" port ]} (empty allowed, as RFC 9112 does). */

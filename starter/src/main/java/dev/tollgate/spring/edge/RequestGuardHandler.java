@@ -2,6 +2,7 @@ package dev.tollgate.spring.edge;
 
 import dev.tollgate.spring.filter.ProblemResponses;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -24,21 +25,25 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
+import reactor.netty.Connection;
 import reactor.netty.NettyPipeline;
 
 /**
  * Guards an HTTP/1.1 connection between the HTTP codec and Reactor Netty, for what happens before a
  * request reaches Spring or after its head has:
  * <ul>
- *   <li>A request head the codec could not parse, a {@code Host} Reactor Netty cannot read, or a
- *       control character or raw backslash in the request target (which Spring's server adapter
- *       refuses) is answered here with a problem+json 400 (414 or 431 for a head too large) and the
+ *   <li>A request head the codec could not parse, a {@code Host} that {@link HostHeaderFilter} would
+ *       refuse or Reactor Netty cannot read, or a control character or raw backslash in the request
+ *       target (which Spring's server adapter refuses) is answered here with a problem+json 400 (414 or 431 for a head too large) and the
  *       connection closed, instead of the empty 400 Reactor Netty or Spring would give. Only answers
  *       that were already refusals change: nothing is refused here that would have been served.</li>
  *   <li>A request body that cannot be parsed (a bad chunk), that pauses longer than
@@ -47,7 +52,8 @@ import reactor.netty.NettyPipeline;
  *       {@link RequestBodyFailure}. Reactor Netty, left alone, ends that stream normally when it gives
  *       up on a connection, so the forwarded request would be completed with part of a body; failing
  *       it makes the gateway cut the backend connection instead. {@link RequestBodyFailureFilter}
- *       answers the client; the connection is not reused.</li>
+ *       answers the client; the connection is not reused. A zero {@code bodyTimeout} turns both time
+ *       limits off (a bad chunk still fails the body: that request is broken either way).</li>
  * </ul>
  * Requests that cannot be parsed are logged through {@link MalformedRequestLog}, at a bounded rate.
  *
@@ -59,10 +65,15 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
 
     static final String NAME = "tollgate.requestGuard";
 
+    /** Set on a channel while the guard reads its requests: web filters then skip the checks made here. */
+    private static final AttributeKey<Boolean> GUARDED = AttributeKey.valueOf(NAME);
+
     static final String MALFORMED_REQUEST = "malformed-request";
     static final String HEAD_TOO_LARGE = "request-head-too-large";
     static final String BODY_TIMEOUT = "request-body-timeout";
 
+    /** Whether bodies are timed at all (a zero body timeout turns both body time limits off). */
+    private final boolean timesBodies;
     private final long bodyTimeoutNanos;
     private final long bodyIdleNanos;
     private final String bodyTimeoutText;
@@ -86,6 +97,7 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
     private boolean closeAfterResponse;
 
     RequestGuardHandler(Duration bodyTimeout, Duration bodyIdleTimeout, MalformedRequestLog log) {
+        this.timesBodies = !bodyTimeout.isZero();
         this.bodyTimeoutNanos = bodyTimeout.toNanos();
         this.bodyIdleNanos = bodyIdleTimeout.toNanos();
         this.bodyTimeoutText = text(bodyTimeout);
@@ -104,7 +116,21 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
             return false;
         }
         pipeline.addAfter(NettyPipeline.HttpCodec, NAME, new RequestGuardHandler(bodyTimeout, bodyIdleTimeout, log));
+        pipeline.channel().attr(GUARDED).set(Boolean.TRUE);
         return true;
+    }
+
+    /**
+     * Whether {@code request} came through a guard, which has checked its {@code Host} headers already;
+     * false for HTTP/2 streams (their own channels) and for servers without the guard.
+     */
+    static boolean guarded(ServerHttpRequest request) {
+        Object nativeRequest = ServerHttpRequestDecorator.getNativeRequest(request);
+        if (!(nativeRequest instanceof Connection connection)) {
+            return false;
+        }
+        Channel channel = connection.channel();
+        return channel.hasAttr(GUARDED) && Boolean.TRUE.equals(channel.attr(GUARDED).get());
     }
 
     @Override
@@ -123,7 +149,7 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
             inProgress++;
             bodyInProgress = !(msg instanceof LastHttpContent)
                     && (HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0);
-            if (bodyInProgress) {
+            if (bodyInProgress && timesBodies) {
                 lastBodyRead = System.nanoTime();
                 bodyDeadline = ctx.executor().schedule(() -> bodyTimedOut(ctx), bodyTimeoutNanos, TimeUnit.NANOSECONDS);
                 bodyIdleCheck = ctx.executor().schedule(() -> bodyIdleCheck(ctx), bodyIdleNanos, TimeUnit.NANOSECONDS);
@@ -167,11 +193,18 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
                     "The request line or headers could not be parsed as HTTP/1.1 (a raw space, tab or control"
                             + " character in the request target, for one).");
         }
-        for (String host : request.headers().getAll(HttpHeaderNames.HOST)) {
-            if (!HostHeaderFilter.isValid(host) || !hasReadablePort(host)) {
-                return ProblemResponses.problem(HttpStatus.BAD_REQUEST, HostHeaderFilter.TYPE,
-                        "The Host header is not a host name or address with an optional port.");
+        // The whole Host check of HostHeaderFilter, which then skips this connection's requests: an
+        // iterator over the values, not a list of them, and one pass.
+        String hostRefusal = HostHeaderFilter.refusal(request.headers().valueStringIterator(HttpHeaderNames.HOST),
+                HttpVersion.HTTP_1_1.equals(request.protocolVersion()));
+        if (hostRefusal == null) {
+            String host = request.headers().get(HttpHeaderNames.HOST);
+            if (host != null && !hasReadablePort(host)) {
+                hostRefusal = HostHeaderFilter.NOT_A_HOST;
             }
+        }
+        if (hostRefusal != null) {
+            return ProblemResponses.problem(HttpStatus.BAD_REQUEST, HostHeaderFilter.TYPE, hostRefusal);
         }
         if (hasUnparseableCharacter(request.uri())) {
             return ProblemResponses.problem(HttpStatus.BAD_REQUEST, PathNormalizingFilter.TYPE,
@@ -329,6 +362,7 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
         cancelBodyDeadline();
+        ctx.channel().attr(GUARDED).set(null);
     }
 
     private void cancelBodyDeadline() {

@@ -2,6 +2,8 @@ package dev.tollgate.spring.edge;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -19,5 +21,14 @@ class HostHeaderFilterTest {
             "a#b", "caf\u00e9", "a\tb", "[::1]]"})
     void invalid(String host) {
         assertThat(HostHeaderFilter.isValid(host)).isFalse();
+    }
+
+    @Test
+    void oneValidHostPassesAndAnythingElseIsRefusedWithItsReason() {
+        assertThat(HostHeaderFilter.refusal(List.of("example.org").iterator(), true)).isNull();
+        assertThat(HostHeaderFilter.refusal(List.<String>of().iterator(), false)).as("HTTP/1.0").isNull();
+        assertThat(HostHeaderFilter.refusal(List.<String>of().iterator(), true)).contains("needs a Host header");
+        assertThat(HostHeaderFilter.refusal(List.of("a", "a", "b").iterator(), true)).endsWith("not 3.");
+        assertThat(HostHeaderFilter.refusal(List.of("a:b:c").iterator(), true)).isEqualTo(HostHeaderFilter.NOT_A_HOST);
     }
 }

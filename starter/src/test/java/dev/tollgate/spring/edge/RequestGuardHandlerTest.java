@@ -20,9 +20,13 @@ import reactor.netty.NettyPipeline;
 class RequestGuardHandlerTest {
 
     private static EmbeddedChannel channel() {
+        return channel(Duration.ofMinutes(1));
+    }
+
+    private static EmbeddedChannel channel(Duration bodyTimeout) {
         EmbeddedChannel channel = new EmbeddedChannel();
         channel.pipeline().addLast(NettyPipeline.HttpCodec, new HttpServerCodec());
-        RequestGuardHandler.install(channel.pipeline(), Duration.ofMinutes(1), Duration.ofMinutes(1),
+        RequestGuardHandler.install(channel.pipeline(), bodyTimeout, Duration.ofMinutes(1),
                 new MalformedRequestLog(0, new ManualClock()));
         return channel;
     }
@@ -108,6 +112,55 @@ class RequestGuardHandlerTest {
         assertThat(written(channel)).startsWith("HTTP/1.1 200 OK\r\n");
         assertThat(channel.isOpen()).isFalse();
         channel.finishAndReleaseAll();
+    }
+
+    @Test
+    void aBodyThatTakesLongerThanTheBodyTimeoutFails() {
+        EmbeddedChannel channel = channel(Duration.ofMinutes(1));
+        channel.writeInbound(bytes("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc"));
+        channel.advanceTimeBy(2, java.util.concurrent.TimeUnit.MINUTES);
+        channel.runScheduledPendingTasks();
+        org.assertj.core.api.Assertions.assertThatThrownBy(channel::checkException)
+                .isInstanceOf(RequestBodyFailure.class);
+        assertThat(channel.attr(RequestBodyFailure.ATTRIBUTE).get().status().value()).isEqualTo(408);
+        channel.finishAndReleaseAll();
+    }
+
+    @Test
+    void aZeroBodyTimeoutLeavesBodiesUntimed() {
+        EmbeddedChannel channel = channel(Duration.ZERO);
+        channel.writeInbound(bytes("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc"));
+        channel.advanceTimeBy(2, java.util.concurrent.TimeUnit.HOURS);
+        channel.runScheduledPendingTasks();
+        channel.checkException();
+        assertThat(channel.attr(RequestBodyFailure.ATTRIBUTE).get()).isNull();
+        channel.writeInbound(bytes("defghij"));
+        assertThat((Object) channel.readInbound()).isInstanceOf(HttpRequest.class);
+        io.netty.handler.codec.http.HttpContent first = channel.readInbound();
+        first.release();
+        io.netty.handler.codec.http.HttpContent last = channel.readInbound();
+        assertThat(last).as("the body ends whole").isInstanceOf(LastHttpContent.class);
+        last.release();
+        assertThat(channel.isOpen()).isTrue();
+        channel.finishAndReleaseAll();
+    }
+
+    @Test
+    void theHostChecksAreMadeOnTheConnection() {
+        for (String head : new String[] {"GET /a HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
+                "GET /a HTTP/1.1\r\n\r\n", "GET /a HTTP/1.1\r\nHost: a:b:c\r\n\r\n",
+                "GET /a HTTP/1.1\r\nHost: a:99999999999\r\n\r\n"}) {
+            EmbeddedChannel channel = channel();
+            channel.writeInbound(bytes(head));
+            assertThat((Object) channel.readInbound()).as(head).isNull();
+            assertThat(written(channel)).as(head).startsWith("HTTP/1.1 400 Bad Request\r\n")
+                    .contains("urn:tollgate:problem:invalid-host");
+            assertThat(channel.isOpen()).isFalse();
+        }
+        EmbeddedChannel old = channel();
+        old.writeInbound(bytes("GET /a HTTP/1.0\r\n\r\n"));
+        assertThat((Object) old.readInbound()).as("HTTP/1.0 may omit Host").isInstanceOf(HttpRequest.class);
+        old.finishAndReleaseAll();
     }
 
     @Test
