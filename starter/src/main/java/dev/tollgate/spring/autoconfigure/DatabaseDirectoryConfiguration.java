@@ -100,7 +100,8 @@ class DatabaseDirectoryConfiguration {
     /** Change notifications go to the refresher's one entry for them, {@link DirectoryRefresher#refreshSoon()}. */
     @Bean(destroyMethod = "close")
     ChangeListener changeListener(DatabaseEndpoint endpoint, DirectoryRefresher refresher, DirectoryProperties p) {
-        ChangeListener listener = new ChangeListener(endpoint, refresher::refreshSoon, p.retryDelay());
+        ChangeListener listener = new ChangeListener(endpoint, refresher::refreshSoon, p.retryDelay(),
+                SerialScheduler.daemonThread("tollgate-directory-listener"));
         listener.start();
         return listener;
     }
