@@ -80,7 +80,8 @@ class EdgeConfiguration {
         EdgeServerCustomizer edgeServerCustomizer(EdgeProperties edge, ObservabilityProperties observability) {
             return new EdgeServerCustomizer(edge.server().idleTimeout(), edge.server().requestReadTimeout(),
                     edge.server().requestBodyTimeout(), new MalformedRequestLog(
-                            observability.logging().malformedRequestsPerSecond(), MonotonicClock.system()));
+                            observability.logging().malformedRequestsPerSecond(), MonotonicClock.system()),
+                    MonotonicClock.system());
         }
     }
 }
