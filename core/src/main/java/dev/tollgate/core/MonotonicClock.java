@@ -1,8 +1,9 @@
 package dev.tollgate.core;
 
 /**
- * The one time source of Tollgate's Java code: a monotonic clock, never wall time, so NTP steps
- * cannot refill or drain a local bucket. Production code uses {@link #system()}; tests inject a
+ * What Tollgate's Java code measures every duration and deadline on: a monotonic clock, never wall
+ * time, so NTP steps cannot refill or drain a local bucket (the time of day, for people and for later
+ * processes, is {@link WallClock}'s). Production code uses {@link #system()}; tests inject a
  * {@code ManualClock} (core's test-jar) and move time by hand instead of sleeping.
  *
  * <p>Buckets kept in Redis do not use this clock at all: they use Redis's own {@code TIME}, so

@@ -9,7 +9,8 @@ import java.util.PriorityQueue;
  * A {@link SerialScheduler} on a {@link ManualClock}: nothing runs until the test calls
  * {@link #runDue()} or {@link #advance(Duration)}, which run the tasks that fall due in the order of
  * their due times (then of submission), on the calling thread, with the clock set to each task's due
- * time. Tasks may be submitted from any thread.
+ * time. Tasks may be submitted from any thread, and the clock moved by any thread (it is never
+ * moved back).
  */
 public final class ManualScheduler implements SerialScheduler {
 
@@ -64,7 +65,10 @@ public final class ManualScheduler implements SerialScheduler {
             }
             next.task.run();
         }
-        clock.advance(Duration.ofNanos(target - clock.nanoTime()));
+        long behind = target - clock.nanoTime();
+        if (behind > 0) { // a task, or another thread, may have moved the clock further meanwhile
+            clock.advance(Duration.ofNanos(behind));
+        }
     }
 
     /** Delays of the tasks waiting, from now: for assertions on what is scheduled. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tollgate.core.BucketKey;
+import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.testkit.FreePort;
 import dev.tollgate.testkit.RedisServer;
@@ -30,7 +31,7 @@ class RedisConnectorTest {
                     return CompletableFuture.completedFuture(null);
                 })) {
             connector.start();
-            RedisBucketStore store = new RedisBucketStore(new ScriptCalls(connector, Duration.ofSeconds(5)));
+            RedisBucketStore store = new RedisBucketStore(new ScriptCalls(connector, Duration.ofSeconds(5), MonotonicClock.system()));
             assertThat(connector.isConnected()).isFalse();
             assertThat(connector.laneOrNull()).isNull();
             assertThat(store.tryAcquire(new BucketKey("t", "r"), RateLimitRule.of(1, 1).limits())

@@ -1,9 +1,12 @@
 package dev.tollgate.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.tollgate.core.BucketKey;
 import dev.tollgate.core.BucketLimits;
+import dev.tollgate.core.ManualClock;
+import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.core.RateLimitRule;
 import io.netty.channel.DefaultEventLoop;
 import io.netty.util.concurrent.EventExecutor;
@@ -11,6 +14,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -19,7 +24,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The reply deadline judges Redis, not this process: a reply that arrived in time is read even when
  * the I/O thread was kept busy past the deadline; a Redis that does not answer fails the call at
- * the deadline; the answer comes back on the caller's event loop.
+ * the deadline, as measured on the clock the calls are given; the answer comes back on the caller's
+ * event loop.
  */
 class ScriptCallsTest {
 
@@ -45,7 +51,7 @@ class ScriptCallsTest {
 
     @Test
     void aReplyThatArrivedInTimeIsReadEvenWhenTheIoThreadWasBusyPastTheDeadline() throws Exception {
-        ScriptCalls calls = new ScriptCalls(link, Duration.ofMillis(50));
+        ScriptCalls calls = new ScriptCalls(link, Duration.ofMillis(50), MonotonicClock.system());
         EventExecutor io = link.laneOrNull().ioLoop();
         CompletableFuture<long[]> reply = new CompletableFuture<>();
         // The call is written, then the I/O thread is kept busy for six deadlines: Redis's reply
@@ -65,7 +71,7 @@ class ScriptCallsTest {
 
     @Test
     void aFrozenRedisFailsTheCallAtItsDeadline() throws Exception {
-        ScriptCalls calls = new ScriptCalls(link, Duration.ofMillis(50));
+        ScriptCalls calls = new ScriptCalls(link, Duration.ofMillis(50), MonotonicClock.system());
         decide(calls, "frozen").get(5, TimeUnit.SECONDS); // scripts cached, connection warm
         redis.server.freeze();
         try {
@@ -82,8 +88,70 @@ class ScriptCallsTest {
     }
 
     @Test
+    void theDeadlineIsTheClocksToSayNotTheIoLoopsTimer() throws Exception {
+        WatchedClock clock = new WatchedClock();
+        AtomicLong failedAfterNanos = new AtomicLong(-1);
+        ScriptCalls calls = new ScriptCalls(link, Duration.ofMillis(50), clock);
+        calls.guard(new CallGate() {
+            @Override
+            public boolean permit() {
+                return true;
+            }
+
+            @Override
+            public void succeeded(long nanos) {
+            }
+
+            @Override
+            public void failed(long nanos, Throwable error) {
+                failedAfterNanos.set(nanos);
+            }
+        });
+        decide(calls, "manual-clock").get(5, TimeUnit.SECONDS); // scripts cached, connection warm
+        EventExecutor io = link.laneOrNull().ioLoop();
+        redis.server.freeze();
+        try {
+            // Called on the I/O loop, the call is written (and its time read) before submit returns.
+            CompletableFuture<long[]> reply = io.submit(() -> decide(calls, "manual-clock")).get(5, TimeUnit.SECONDS);
+            int readsAtWrite = clock.reads();
+
+            // The loop's timer comes due after 50 ms of real time and looks at the clock, which says
+            // 40 ms: the call stays open, however often it looks.
+            clock.manual.advanceMillis(40);
+            await().atMost(Duration.ofSeconds(5)).until(() -> clock.reads() >= readsAtWrite + 2);
+            assertThat(reply).isNotDone();
+
+            // At 50 ms on the clock, the next look fails the call, and the breaker hears it took 50 ms.
+            clock.manual.advanceMillis(10);
+            assertThat(reply).failsWithin(Duration.ofSeconds(5))
+                    .withThrowableOfType(ExecutionException.class)
+                    .withCauseInstanceOf(ReplyTimeoutException.class);
+            assertThat(failedAfterNanos.get()).isEqualTo(Duration.ofMillis(50).toNanos());
+        } finally {
+            redis.server.thaw();
+        }
+    }
+
+    /** A manual clock that counts how often it is read. */
+    private static final class WatchedClock implements MonotonicClock {
+
+        final ManualClock manual = new ManualClock();
+        private final AtomicInteger reads = new AtomicInteger();
+
+        @Override
+        public long nanoTime() {
+            reads.incrementAndGet();
+            return manual.nanoTime();
+        }
+
+        int reads() {
+            return reads.get();
+        }
+    }
+
+    @Test
     void theAnswerComesBackOnTheCallersEventLoop() throws Exception {
-        ScriptCalls calls = new ScriptCalls(link, Duration.ofSeconds(5));
+        ScriptCalls calls = new ScriptCalls(link, Duration.ofSeconds(5), MonotonicClock.system());
         DefaultEventLoop caller = new DefaultEventLoop();
         try {
             AtomicReference<Thread> answeredOn = new AtomicReference<>();

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tollgate.core.BucketKey;
 import dev.tollgate.core.Decision;
+import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.testkit.RedisServer;
 import io.lettuce.core.RedisURI;
@@ -48,7 +49,7 @@ class SharedEventLoopsTest {
                     Duration.ofMillis(100), commands -> CompletableFuture.completedFuture(null))) {
                 connector.start();
                 await().atMost(Duration.ofSeconds(10)).until(() -> connector.lanes() == 3);
-                RedisBucketStore store = new RedisBucketStore(new ScriptCalls(connector, Duration.ofSeconds(5)));
+                RedisBucketStore store = new RedisBucketStore(new ScriptCalls(connector, Duration.ofSeconds(5), MonotonicClock.system()));
 
                 Set<EventExecutor> served = new HashSet<>();
                 for (EventExecutor loop : loops) {

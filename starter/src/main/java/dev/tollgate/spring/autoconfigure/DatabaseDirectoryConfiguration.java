@@ -1,6 +1,7 @@
 package dev.tollgate.spring.autoconfigure;
 
 import dev.tollgate.core.SerialScheduler;
+import dev.tollgate.core.WallClock;
 import dev.tollgate.spring.directory.ChangeListener;
 import dev.tollgate.spring.directory.ChangeLogFollower;
 import dev.tollgate.spring.directory.DatabaseEndpoint;
@@ -89,7 +90,7 @@ class DatabaseDirectoryConfiguration {
                 new DirectoryRefresher.Settings(p.refreshInterval(), p.fullReloadInterval(), p.retryDelay(),
                         p.changeRetention(), p.changeLookback(), p.migrate()),
                 meters.registry(), seeds.orderedStream().toList(), followers.orderedStream().toList(),
-                folder == null ? null : new SnapshotFile(folder, endpoint),
+                folder == null ? null : new SnapshotFile(folder, endpoint, WallClock.system()),
                 SerialScheduler.daemonThread("tollgate-directory"));
         refresher.start();
         refresher.awaitFirstAttempt(p.initialLoadTimeout());
@@ -99,7 +100,8 @@ class DatabaseDirectoryConfiguration {
     /** Change notifications go to the refresher's one entry for them, {@link DirectoryRefresher#refreshSoon()}. */
     @Bean(destroyMethod = "close")
     ChangeListener changeListener(DatabaseEndpoint endpoint, DirectoryRefresher refresher, DirectoryProperties p) {
-        ChangeListener listener = new ChangeListener(endpoint, refresher::refreshSoon, p.retryDelay());
+        ChangeListener listener = new ChangeListener(endpoint, refresher::refreshSoon, p.retryDelay(),
+                SerialScheduler.daemonThread("tollgate-directory-listener"));
         listener.start();
         return listener;
     }
@@ -112,6 +114,6 @@ class DatabaseDirectoryConfiguration {
     @Bean
     DirectoryHealthIndicator directoryHealthIndicator(Directory directory, DirectoryRefresher refresher,
                                                       ChangeListener listener) {
-        return new DirectoryHealthIndicator(directory, refresher, listener);
+        return new DirectoryHealthIndicator(directory, refresher, listener, WallClock.system());
     }
 }

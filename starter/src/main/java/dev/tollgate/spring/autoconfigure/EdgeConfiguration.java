@@ -89,7 +89,8 @@ class EdgeConfiguration {
                                                   ObservabilityProperties observability) {
             return new EdgeServerCustomizer(edge.server().idleTimeout(), edge.server().requestReadTimeout(),
                     EdgeSwitches.requestBodyTimeout(edge.server(), tollgate), new MalformedRequestLog(
-                            observability.logging().malformedRequestsPerSecond(), MonotonicClock.system()));
+                            observability.logging().malformedRequestsPerSecond(), MonotonicClock.system()),
+                    MonotonicClock.system());
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.tollgate.spring.autoconfigure;
 import dev.tollgate.core.BucketKey;
 import dev.tollgate.core.BucketLimits;
 import dev.tollgate.core.LeasingBucketStore;
+import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.redis.DedicatedRedisClient;
 import dev.tollgate.redis.InstanceHeartbeat;
@@ -99,7 +100,7 @@ class RedisStoreConfiguration {
     @Bean
     ScriptCalls scriptCalls(RedisConnector redisConnector, RedisGuardProperties guard, DecisionMetrics metrics,
                             CircuitBreaker redisCircuitBreaker) {
-        ScriptCalls calls = new ScriptCalls(redisConnector, guard.timeout());
+        ScriptCalls calls = new ScriptCalls(redisConnector, guard.timeout(), MonotonicClock.system());
         calls.observe(metrics.redisCalls());
         calls.guard(new CircuitBreakerGate(redisCircuitBreaker));
         return calls;

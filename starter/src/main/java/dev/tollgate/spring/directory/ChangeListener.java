@@ -1,5 +1,7 @@
 package dev.tollgate.spring.directory;
 
+import dev.tollgate.core.MonotonicClock;
+import dev.tollgate.core.SerialScheduler;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -15,10 +17,14 @@ import org.slf4j.LoggerFactory;
  * added to the change log (a rule, a key, or a {@link ChangeLogFollower}'s data changed), and hands
  * each to {@code changeArrived} (the refresher's {@link DirectoryRefresher#refreshSoon()}), which
  * reads the change log at once: changes reach every instance in well under a second. Runs on its
- * own thread with its own connection (not from the pool); it reconnects after a failure and then
- * signals a change too, to catch what it missed meanwhile. The first failure to listen (a lost
- * connection, or a first connection that could not be made) is signalled as well, once, so that the
- * refresher looks at the database and health tells of an outage at once.
+ * own scheduler with its own connection (not from the pool); it reconnects {@code retryDelay} after
+ * a failure and then signals a change too, to catch what it missed meanwhile. The first failure to
+ * listen (a lost connection, or a first connection that could not be made) is signalled as well,
+ * once, so that the refresher looks at the database and health tells of an outage at once.
+ *
+ * <p>Each attempt (connect, {@code LISTEN}, then wait for notifications until the connection fails)
+ * is one task of the scheduler, which holds its thread while the connection lasts; the delay before
+ * the next attempt, and the keep-alive query's interval, are measured on the scheduler's clock.
  */
 public final class ChangeListener implements AutoCloseable {
 
@@ -26,27 +32,30 @@ public final class ChangeListener implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(ChangeListener.class);
     private static final int POLL_MILLIS = 500;
-    private static final Duration KEEP_ALIVE = Duration.ofSeconds(10);
+    static final Duration KEEP_ALIVE = Duration.ofSeconds(10);
 
     private final DatabaseEndpoint endpoint;
     private final Runnable changeArrived;
     private final Duration retryDelay;
-    private final Thread thread;
+    private final SerialScheduler scheduler;
+    private final MonotonicClock clock;
     private volatile boolean closed;
     private volatile boolean listening;
-    /** Whether the refresher has been told of the current failure to listen; the listener's thread only. */
+    /** Whether the refresher has been told of the current failure to listen; the scheduler's tasks only. */
     private boolean failureSignalled;
 
-    public ChangeListener(DatabaseEndpoint endpoint, Runnable changeArrived, Duration retryDelay) {
+    /** @param scheduler runs the attempts to listen (one at a time), and measures the delays between them */
+    public ChangeListener(DatabaseEndpoint endpoint, Runnable changeArrived, Duration retryDelay,
+                          SerialScheduler scheduler) {
         this.endpoint = endpoint;
         this.changeArrived = changeArrived;
         this.retryDelay = retryDelay;
-        this.thread = new Thread(this::run, "tollgate-directory-listener");
-        this.thread.setDaemon(true);
+        this.scheduler = scheduler;
+        this.clock = scheduler.clock();
     }
 
     public void start() {
-        thread.start();
+        scheduler.execute(this::listen);
     }
 
     /** Whether a LISTEN connection is currently open. */
@@ -54,62 +63,61 @@ public final class ChangeListener implements AutoCloseable {
         return listening;
     }
 
-    private void run() {
-        while (!closed) {
-            try (Connection connection = DriverManager.getConnection(endpoint.url(),
-                    endpoint.connectionProperties())) {
-                try (Statement s = connection.createStatement()) {
-                    s.execute("LISTEN " + CHANNEL);
-                }
-                listening = true;
-                failureSignalled = false;
-                changeArrived.run();
-                PGConnection pg = connection.unwrap(PGConnection.class);
-                long lastCheck = System.nanoTime();
-                while (!closed) {
-                    PGNotification[] notifications = pg.getNotifications(POLL_MILLIS);
-                    if (notifications != null && notifications.length > 0) {
-                        changeArrived.run();
-                    }
-                    if (System.nanoTime() - lastCheck > KEEP_ALIVE.toNanos()) {
-                        // A dead connection that is silent would never say so: ask it something.
-                        try (Statement s = connection.createStatement()) {
-                            s.execute("SELECT 1");
-                        }
-                        lastCheck = System.nanoTime();
-                    }
-                }
-            } catch (SQLException e) {
-                if (!closed) {
-                    log.debug("Change listener lost its connection; reconnecting in {} ms", retryDelay.toMillis(), e);
-                    if (!failureSignalled) {
-                        // The database may be gone: let the refresher find out and say so in health. Also
-                        // when this listener never got to connect (the database went first, or this thread
-                        // was late on a busy machine): otherwise nothing would look before the next periodic
-                        // refresh. Once per outage: the refresher retries on its own.
-                        failureSignalled = true;
-                        changeArrived.run();
-                    }
-                }
-            } finally {
-                listening = false;
+    /** One attempt: listens until the connection fails (or the listener is closed), then plans the next. */
+    private void listen() {
+        if (closed) {
+            return;
+        }
+        try (Connection connection = DriverManager.getConnection(endpoint.url(),
+                endpoint.connectionProperties())) {
+            try (Statement s = connection.createStatement()) {
+                s.execute("LISTEN " + CHANNEL);
             }
-            sleep(retryDelay);
+            listening = true;
+            failureSignalled = false;
+            changeArrived.run();
+            PGConnection pg = connection.unwrap(PGConnection.class);
+            long lastCheck = clock.nanoTime();
+            while (!closed) {
+                PGNotification[] notifications = pg.getNotifications(POLL_MILLIS);
+                if (notifications != null && notifications.length > 0) {
+                    changeArrived.run();
+                }
+                if (clock.nanoTime() - lastCheck > KEEP_ALIVE.toNanos()) {
+                    // A dead connection that is silent would never say so: ask it something.
+                    try (Statement s = connection.createStatement()) {
+                        s.execute("SELECT 1");
+                    }
+                    lastCheck = clock.nanoTime();
+                }
+            }
+        } catch (SQLException e) {
+            if (!closed) {
+                log.debug("Change listener lost its connection; reconnecting in {} ms", retryDelay.toMillis(), e);
+                if (!failureSignalled) {
+                    // The database may be gone: let the refresher find out and say so in health. Also
+                    // when this listener never got to connect (the database went first, or this thread
+                    // was late on a busy machine): otherwise nothing would look before the next periodic
+                    // refresh. Once per outage: the refresher retries on its own.
+                    failureSignalled = true;
+                    changeArrived.run();
+                }
+            }
+        } finally {
+            listening = false;
+        }
+        if (Thread.currentThread().isInterrupted()) {
+            closed = true; // the scheduler is being closed
+        }
+        if (!closed) {
+            scheduler.schedule(this::listen, retryDelay);
         }
     }
 
-    private void sleep(Duration delay) {
-        try {
-            Thread.sleep(delay.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            closed = true;
-        }
-    }
-
+    /** Stops listening: the attempt under way ends at its next poll at the latest, and no other starts. */
     @Override
     public void close() {
         closed = true;
-        thread.interrupt();
+        scheduler.close();
     }
 }

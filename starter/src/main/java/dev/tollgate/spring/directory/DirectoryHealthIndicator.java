@@ -1,8 +1,8 @@
 package dev.tollgate.spring.directory;
 
+import dev.tollgate.core.WallClock;
 import dev.tollgate.spring.health.TollgateStatus;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -21,11 +21,15 @@ public final class DirectoryHealthIndicator implements HealthIndicator {
     private final Directory directory;
     private final DirectoryRefresher refresher;
     private final ChangeListener listener;
+    private final WallClock wallClock;
 
-    public DirectoryHealthIndicator(Directory directory, DirectoryRefresher refresher, ChangeListener listener) {
+    /** @param wallClock turns the snapshot's age into the time of day shown as {@code lastRefresh} */
+    public DirectoryHealthIndicator(Directory directory, DirectoryRefresher refresher, ChangeListener listener,
+                                    WallClock wallClock) {
         this.directory = directory;
         this.refresher = refresher;
         this.listener = listener;
+        this.wallClock = wallClock;
     }
 
     @Override
@@ -42,7 +46,7 @@ public final class DirectoryHealthIndicator implements HealthIndicator {
         Optional<Duration> age = status.snapshotAge();
         if (age.isPresent()) {
             // The age is measured on the monotonic clock; the wall clock only turns it into a time to show.
-            health.withDetail("lastRefresh", Instant.now().minus(age.get()).toString())
+            health.withDetail("lastRefresh", wallClock.now().minus(age.get()).toString())
                     .withDetail("snapshotAgeMillis", age.get().toMillis());
         }
         refresher.snapshotFile().ifPresent(file -> health.withDetail("snapshotFile", file.path().toString()));

@@ -4,6 +4,7 @@ import dev.tollgate.core.LayeredMap;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleSet;
 import dev.tollgate.core.ScopedRule;
+import dev.tollgate.core.WallClock;
 import dev.tollgate.spring.localstate.LocalStateDirectory;
 import dev.tollgate.spring.localstate.RefusedFileException;
 import java.io.BufferedInputStream;
@@ -62,10 +63,13 @@ public final class SnapshotFile {
     private final LocalStateDirectory folder;
     private final DatabaseEndpoint source;
     private final byte[] sourceFingerprint;
+    private final WallClock wallClock;
 
-    public SnapshotFile(LocalStateDirectory folder, DatabaseEndpoint source) {
+    /** @param wallClock the time of day the save time is written and a restored snapshot's age read on */
+    public SnapshotFile(LocalStateDirectory folder, DatabaseEndpoint source, WallClock wallClock) {
         this.folder = folder;
         this.source = source;
+        this.wallClock = wallClock;
         this.sourceFingerprint = sha256().digest(("postgresql\n" + withoutQuery(source.url()) + "\n"
                 + source.username()
                 // Two schemas of one database hold two directories: a snapshot of one is not the other's.
@@ -87,7 +91,7 @@ public final class SnapshotFile {
             data.write(MAGIC);
             data.writeInt(FORMAT_VERSION);
             data.write(sourceFingerprint);
-            data.writeLong(System.currentTimeMillis());
+            data.writeLong(wallClock.currentTimeMillis());
             data.writeLong(snapshot.cursor());
             data.writeInt(snapshot.rules().size());
             IOException[] failure = new IOException[1];
@@ -195,7 +199,7 @@ public final class SnapshotFile {
         DirectorySnapshot snapshot = new DirectorySnapshot(DirectorySnapshot.Origin.SAVED_FILE,
                 RuleSet.of(defaultRule, rules), LayeredMap.of(keys), cursor);
         // A clock set back since the save would give a negative age: count it as new.
-        Duration age = Duration.ofMillis(Math.max(0, System.currentTimeMillis() - savedAt));
+        Duration age = Duration.ofMillis(Math.max(0, wallClock.currentTimeMillis() - savedAt));
         return new Restored(snapshot, age);
     }
 

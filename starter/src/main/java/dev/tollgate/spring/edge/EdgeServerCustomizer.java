@@ -1,5 +1,6 @@
 package dev.tollgate.spring.edge;
 
+import dev.tollgate.core.MonotonicClock;
 import java.time.Duration;
 import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import reactor.netty.http.server.HttpServer;
@@ -26,13 +27,16 @@ public final class EdgeServerCustomizer implements NettyServerCustomizer {
     private final Duration requestReadTimeout;
     private final Duration requestBodyTimeout;
     private final MalformedRequestLog malformedRequests;
+    private final MonotonicClock clock;
 
+    /** @param clock what request bodies' pauses are measured on */
     public EdgeServerCustomizer(Duration idleTimeout, Duration requestReadTimeout, Duration requestBodyTimeout,
-                                MalformedRequestLog malformedRequests) {
+                                MalformedRequestLog malformedRequests, MonotonicClock clock) {
         this.idleTimeout = idleTimeout;
         this.requestReadTimeout = requestReadTimeout;
         this.requestBodyTimeout = requestBodyTimeout;
         this.malformedRequests = malformedRequests;
+        this.clock = clock;
     }
 
     @Override
@@ -43,7 +47,7 @@ public final class EdgeServerCustomizer implements NettyServerCustomizer {
                 .doOnChannelInit((observer, channel, remoteAddress) -> {
                     RequestHeadTimeoutHandler.install(channel.pipeline(), requestReadTimeout);
                     RequestGuardHandler.install(channel.pipeline(), requestBodyTimeout, requestReadTimeout,
-                            malformedRequests);
+                            malformedRequests, clock);
                 });
     }
 }

@@ -1,5 +1,6 @@
 package dev.tollgate.spring.edge;
 
+import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.spring.filter.ProblemResponses;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -79,6 +80,7 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
     private final String bodyTimeoutText;
     private final String bodyIdleText;
     private final MalformedRequestLog log;
+    private final MonotonicClock clock;
 
     /** Requests passed on whose response has not been written in full. */
     private int inProgress;
@@ -96,13 +98,15 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
     /** Whether to close once the response in progress is written (a pipelined request's body failed). */
     private boolean closeAfterResponse;
 
-    RequestGuardHandler(Duration bodyTimeout, Duration bodyIdleTimeout, MalformedRequestLog log) {
+    /** @param clock what a body's pauses are measured on (the timers only say when to look) */
+    RequestGuardHandler(Duration bodyTimeout, Duration bodyIdleTimeout, MalformedRequestLog log, MonotonicClock clock) {
         this.timesBodies = !bodyTimeout.isZero();
         this.bodyTimeoutNanos = bodyTimeout.toNanos();
         this.bodyIdleNanos = bodyIdleTimeout.toNanos();
         this.bodyTimeoutText = text(bodyTimeout);
         this.bodyIdleText = text(bodyIdleTimeout);
         this.log = log;
+        this.clock = clock;
     }
 
     private static String text(Duration duration) {
@@ -111,11 +115,11 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
 
     /** Adds the handler after the HTTP/1.1 codec of {@code pipeline}; false if there is none (HTTP/2). */
     static boolean install(ChannelPipeline pipeline, Duration bodyTimeout, Duration bodyIdleTimeout,
-                           MalformedRequestLog log) {
+                           MalformedRequestLog log, MonotonicClock clock) {
         if (pipeline.get(NettyPipeline.HttpCodec) == null) {
             return false;
         }
-        pipeline.addAfter(NettyPipeline.HttpCodec, NAME, new RequestGuardHandler(bodyTimeout, bodyIdleTimeout, log));
+        pipeline.addAfter(NettyPipeline.HttpCodec, NAME, new RequestGuardHandler(bodyTimeout, bodyIdleTimeout, log, clock));
         pipeline.channel().attr(GUARDED).set(Boolean.TRUE);
         return true;
     }
@@ -150,7 +154,7 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
             bodyInProgress = !(msg instanceof LastHttpContent)
                     && (HttpUtil.isTransferEncodingChunked(request) || HttpUtil.getContentLength(request, 0L) > 0);
             if (bodyInProgress && timesBodies) {
-                lastBodyRead = System.nanoTime();
+                lastBodyRead = clock.nanoTime();
                 bodyDeadline = ctx.executor().schedule(() -> bodyTimedOut(ctx), bodyTimeoutNanos, TimeUnit.NANOSECONDS);
                 bodyIdleCheck = ctx.executor().schedule(() -> bodyIdleCheck(ctx), bodyIdleNanos, TimeUnit.NANOSECONDS);
             }
@@ -166,7 +170,7 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
                         "The request body could not be parsed as HTTP/1.1; the request was not forwarded whole."));
                 return;
             }
-            lastBodyRead = System.nanoTime();
+            lastBodyRead = clock.nanoTime();
             if (msg instanceof LastHttpContent) {
                 bodyInProgress = false;
                 cancelBodyDeadline();
@@ -278,7 +282,7 @@ final class RequestGuardHandler extends ChannelDuplexHandler {
         if (!bodyInProgress || closing) {
             return;
         }
-        long idle = System.nanoTime() - lastBodyRead;
+        long idle = clock.nanoTime() - lastBodyRead;
         if (idle < bodyIdleNanos) {
             // Re-armed once per idle period, not on every read: a steady body costs one timer, not one a chunk.
             bodyIdleCheck = ctx.executor().schedule(() -> bodyIdleCheck(ctx), bodyIdleNanos - idle, TimeUnit.NANOSECONDS);

@@ -15,10 +15,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -53,13 +55,21 @@ class SnapshotFileTest {
 
     private static final LocalStateKey KEY = LocalStateKey.derivedFrom("this deployment's secret", "test");
 
+    /** The time of day the files are saved and read at (epoch ms), moved by the tests. */
+    private final AtomicLong timeOfDay = new AtomicLong(1_780_000_000_000L);
+
+    private Instant now() {
+        return Instant.ofEpochMilli(timeOfDay.get());
+    }
+
     private SnapshotFile file(DatabaseEndpoint database) {
-        return new SnapshotFile(new LocalStateDirectory(temporary, KEY), database);
+        return new SnapshotFile(new LocalStateDirectory(temporary, KEY), database, this::now);
     }
 
     @Test
     void aSavedSnapshotComesBackWithTheReadersDefaultRule() throws IOException {
         file(DATABASE).save(snapshot);
+        timeOfDay.addAndGet(90_000);
 
         SnapshotFile.Restored restored = file(DATABASE).read(DEFAULT).orElseThrow();
         DirectorySnapshot back = restored.snapshot();
@@ -75,7 +85,15 @@ class SnapshotFileTest {
         assertThat(back.tenantByKey().get(ApiKeys.hash(key))).isEqualTo("shop-a");
         assertThat(back.tenantByKey().get(ApiKeys.hash("other"))).isEqualTo("shop-b");
         assertThat(back.tenantByKey().size()).isEqualTo(2);
-        assertThat(restored.age()).isBetween(Duration.ZERO, Duration.ofMinutes(1));
+        assertThat(restored.age()).isEqualTo(Duration.ofSeconds(90));
+    }
+
+    @Test
+    void aClockSetBackSinceTheSaveGivesAnAgeOfZeroNotANegativeOne() throws IOException {
+        file(DATABASE).save(snapshot);
+        timeOfDay.addAndGet(-5_000);
+
+        assertThat(file(DATABASE).read(DEFAULT).orElseThrow().age()).isEqualTo(Duration.ZERO);
     }
 
     @Test
@@ -117,10 +135,10 @@ class SnapshotFileTest {
     void aSnapshotWrittenByAnotherDeploymentIsRefusedAndCounted(CapturedOutput output) throws IOException {
         LocalStateDirectory theirs = new LocalStateDirectory(temporary,
                 LocalStateKey.derivedFrom("another deployment's secret", "test"));
-        new SnapshotFile(theirs, DATABASE).save(snapshot);
+        new SnapshotFile(theirs, DATABASE, this::now).save(snapshot);
 
         LocalStateDirectory ours = new LocalStateDirectory(temporary, KEY);
-        assertThat(new SnapshotFile(ours, DATABASE).read(DEFAULT)).isEmpty();
+        assertThat(new SnapshotFile(ours, DATABASE, this::now).read(DEFAULT)).isEmpty();
         assertThat(output).contains("Refusing the saved directory snapshot " + file(DATABASE).path()
                 + ": its authentication tag does not match: it was not written by this deployment");
         assertThat(ours.refusals(SnapshotFile.FILE_NAME)).isEqualTo(1);

@@ -14,6 +14,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import reactor.netty.NettyPipeline;
 
@@ -27,7 +28,7 @@ class RequestGuardHandlerTest {
         EmbeddedChannel channel = new EmbeddedChannel();
         channel.pipeline().addLast(NettyPipeline.HttpCodec, new HttpServerCodec());
         RequestGuardHandler.install(channel.pipeline(), bodyTimeout, Duration.ofMinutes(1),
-                new MalformedRequestLog(0, new ManualClock()));
+                new MalformedRequestLog(0, new ManualClock()), new ManualClock());
         return channel;
     }
 
@@ -95,6 +96,34 @@ class RequestGuardHandlerTest {
         assertThat(channel.attr(RequestBodyFailure.ATTRIBUTE).get().status().value()).isEqualTo(400);
         assertThat(channel.isOpen()).as("left open for the 400, which Spring writes").isTrue();
         channel.finishAndReleaseAll();
+    }
+
+    @Test
+    void aBodyFailsWhenItHasPausedForTheIdleTimeoutOnTheClock() {
+        ManualClock clock = new ManualClock();
+        EmbeddedChannel channel = new EmbeddedChannel();
+        channel.freezeTime(); // the loop's timers move with the clock, by hand
+        channel.pipeline().addLast(NettyPipeline.HttpCodec, new HttpServerCodec());
+        RequestGuardHandler.install(channel.pipeline(), Duration.ofMinutes(1), Duration.ofSeconds(10),
+                new MalformedRequestLog(0, new ManualClock()), clock);
+        channel.writeInbound(bytes("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc"));
+
+        pass(channel, clock, Duration.ofSeconds(6));
+        channel.writeInbound(bytes("de")); // the pause starts again
+        pass(channel, clock, Duration.ofSeconds(10).minusMillis(1));
+        assertThat(channel.attr(RequestBodyFailure.ATTRIBUTE).get()).as("failure after a pause of 9.999 s").isNull();
+
+        pass(channel, clock, Duration.ofMillis(1));
+        assertThat(channel.attr(RequestBodyFailure.ATTRIBUTE).get().status().value()).isEqualTo(408);
+        org.assertj.core.api.Assertions.assertThatThrownBy(channel::checkException)
+                .isInstanceOf(RequestBodyFailure.class);
+        channel.finishAndReleaseAll();
+    }
+
+    private static void pass(EmbeddedChannel channel, ManualClock clock, Duration duration) {
+        clock.advance(duration);
+        channel.advanceTimeBy(duration.toNanos(), TimeUnit.NANOSECONDS);
+        channel.runScheduledPendingTasks();
     }
 
     @Test
