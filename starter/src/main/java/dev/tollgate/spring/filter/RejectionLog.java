@@ -1,5 +1,6 @@
 package dev.tollgate.spring.filter;
 
+import dev.tollgate.core.LogText;
 import dev.tollgate.core.MonotonicClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -7,11 +8,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Logs rejections at a bounded rate: under an attack a gateway rejects thousands of requests a
  * second, and one log line each would bury everything else. Lines are let through by a
- * {@link LogThrottle}. Never logs the API key.
+ * {@link LogThrottle}. Never logs the API key. The tenant is escaped ({@link LogText}): with
+ * {@code source: static} it is the key a client sent, any text at all.
  */
 public final class RejectionLog {
 
     private static final Logger log = LoggerFactory.getLogger(RejectionLog.class);
+
+    /** Longer ids are cut in the log line (the admin API's ids are at most 128 characters). */
+    private static final int MAX_ID_CHARS = 200;
 
     private final LogThrottle throttle;
 
@@ -37,10 +42,12 @@ public final class RejectionLog {
         if (tail == null) {
             return;
         }
+        String safeTenant = LogText.escape(tenant, MAX_ID_CHARS);
+        String safeRoute = LogText.escape(route, MAX_ID_CHARS);
         if (fourth == null) {
-            log.info(format, tenant, route, third, tail);
+            log.info(format, safeTenant, safeRoute, third, tail);
         } else {
-            log.info(format, tenant, route, third, fourth, tail);
+            log.info(format, safeTenant, safeRoute, third, fourth, tail);
         }
     }
 

@@ -4,8 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tollgate.core.ManualClock;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
+@ExtendWith(OutputCaptureExtension.class)
 class RejectionLogTest {
+
+    @Test
+    void aTenantWithALineBreakCannotForgeALogLine(CapturedOutput output) {
+        // With source: static the tenant is the key a client sent: any text at all.
+        RejectionLog log = new RejectionLog(5, new ManualClock());
+        log.rejected("shop-a\r\n12:00:00.000 INFO forged line", "create-order", 1, "redis");
+        assertThat(output.getOut()).contains("Rejected tenant 'shop-a\\x0d\\x0a12:00:00.000 INFO forged line'")
+                .doesNotContain("shop-a\r\n").doesNotContain("\n12:00:00.000 INFO forged line");
+    }
 
     @Test
     void logsAtMostTheConfiguredRateAndCountsTheRest() {
