@@ -7,12 +7,13 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * The Redis Tollgate opens its own connections to: one server, or the seed nodes of a cluster. Read
- * from Spring Boot's standard {@code spring.data.redis.*} properties ({@link RedisConnectionProperties});
+ * The Redis Tollgate opens its own connections to: one server, or the cluster nodes it first contacts
+ * to learn the cluster. Read from Spring Boot's standard {@code spring.data.redis.*} properties
+ * ({@link RedisConnectionProperties});
  * an application that defines a bean of this type (dev mode, for its own server) replaces them.
  *
- * @param nodes          the server, or the cluster's seed nodes
- * @param cluster        whether {@code nodes} are the seeds of a Redis Cluster
+ * @param nodes          the server, or the cluster nodes it first contacts
+ * @param cluster        whether {@code nodes} belong to a Redis Cluster
  * @param database       database index (a standalone server only)
  * @param username       ACL user name, or {@code null}
  * @param password       password, or {@code null}
