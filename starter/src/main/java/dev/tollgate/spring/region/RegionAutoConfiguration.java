@@ -123,16 +123,18 @@ public class RegionAutoConfiguration {
         RegionCoordinator regionCoordinator(DemandMeter regionDemandMeter, RegionProperties regions,
                                             RebalancerProperties rebalancer, CurrentShares shares,
                                             RegionalRuleBook regionalRules, Directory directory,
-                                            ConnectionPolicy policy, DatabaseEndpoint endpoint,
+                                            ObjectProvider<ConnectionPolicy> policy, DatabaseEndpoint endpoint,
                                             DirectoryProperties directoryProperties, LiveInstances instances,
-                                            TollgateMeters meters, NotificationListener notifications) {
-            RegionCoordinator coordinator = new RegionCoordinator(new RegionCoordinator.Parts(policy, endpoint,
+                                            TollgateMeters meters, ObjectProvider<NotificationListener> notifications) {
+            RegionCoordinator coordinator = new RegionCoordinator(new RegionCoordinator.Parts(
+                    policy.getIfAvailable(() -> ConnectionPolicy.DEFAULT), endpoint,
                     shares, regionDemandMeter, regionalRules, directory, instances::count, instances.instanceId(),
                     new ShareRebalancer(rebalancer.settings(regions.defaultShares())),
                     rebalancer.interval(), directoryProperties.retryDelay(),
                     SerialScheduler.daemonThread("tollgate-region")));
             coordinator.measuredBy(new RebalancerMetrics(meters.registry(), coordinator, shares));
-            notifications.subscribe(RegionCoordinator.SHARES_CHANNEL, coordinator::sharesChanged);
+            // Without the listener (no rules in PostgreSQL), the check every interval still reads new shares.
+            notifications.ifAvailable(n -> n.subscribe(RegionCoordinator.SHARES_CHANNEL, coordinator::sharesChanged));
             return coordinator;
         }
 
