@@ -8,6 +8,7 @@ import dev.tollgate.core.region.RegionShares;
 import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.spring.instances.LiveInstances;
 import dev.tollgate.spring.region.CurrentShares;
+import dev.tollgate.spring.region.RegionCoordinator;
 import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
@@ -23,19 +24,20 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Two regions, three gateways (two in eu, one in us), one PostgreSQL: what happens when a region's
- * Redis, PostgreSQL, or the instance that runs the rebalancer goes away. In order, since the last
- * tests take the rebalancer away from instances for good.
+ * Redis, PostgreSQL, or the instance that runs the rebalancer goes away. Each test leaves every
+ * server and every instance's region coordinator running as it found them (the one that stops a
+ * coordinator starts it again), so they pass in any order: JUnit runs them in a random one.
  */
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@TestMethodOrder(MethodOrderer.Random.class)
 class MultiRegionFailureTest {
 
     /** The rebalancer's advisory lock key ("tollgate" in ASCII), as RegionRepository takes it. */
@@ -83,7 +85,6 @@ class MultiRegionFailureTest {
     }
 
     @Test
-    @Order(1)
     void aRegionWhoseRedisIsDownFallsBackOnItsRegionalShare() throws Exception {
         // Each region's Redis sees its own instances only: eu counts 2, us counts 1.
         await().atMost(Duration.ofSeconds(10)).until(() ->
@@ -119,7 +120,6 @@ class MultiRegionFailureTest {
     }
 
     @Test
-    @Order(2)
     void whilePostgresIsUnreachableEveryInstanceKeepsTheLastSharesItRead() {
         RegionGateways.putRule(eu1, "steady", "create-order", 20, 20);
         String key = RegionGateways.createKey(eu1, "steady");
@@ -170,7 +170,6 @@ class MultiRegionFailureTest {
     }
 
     @Test
-    @Order(3)
     void aLeaderWhoseDatabaseSessionIsKilledLosesTheLockAndExactlyOneInstanceHoldsItAgain() throws Exception {
         await().atMost(Duration.ofSeconds(10)).until(() -> all().stream()
                 .filter(g -> RegionGateways.coordinator(g).isLeader()).count() == 1);
@@ -204,7 +203,6 @@ class MultiRegionFailureTest {
     }
 
     @Test
-    @Order(4)
     void whenTheRebalancersInstanceDiesAnotherTakesOverAndTheSharesStayMeanwhile() throws Exception {
         await().atMost(Duration.ofSeconds(10)).until(() -> all().stream()
                 .filter(g -> RegionGateways.coordinator(g).isLeader()).count() == 1);
@@ -215,9 +213,23 @@ class MultiRegionFailureTest {
         Map<RunningGateway, Double> runsBefore = new HashMap<>();
         survivors.forEach(g -> runsBefore.put(g, runs(g)));
 
-        // The leader's region work stops for good, and its database session with it (the rest of an
-        // in-process gateway cannot be stopped alone: gateways in one JVM share Reactor Netty's loops).
-        RegionGateways.coordinator(leader).close();
+        // The leader's region work stops, and its database session with it (the rest of an in-process
+        // gateway cannot be stopped alone: gateways in one JVM share Reactor Netty's loops). It starts
+        // again at the end, as a follower, so that the other tests find three coordinators.
+        RegionCoordinator stopped = RegionGateways.coordinator(leader);
+        stopped.stop().get(5, TimeUnit.SECONDS);
+        try {
+            theSurvivorsKeepTheSharesUntilOneOfThemTakesOver(survivors, runsBefore);
+        } finally {
+            stopped.start();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(stopped::isConnected);
+        assertThat(stopped.isLeader()).as("the lock is the new leader's").isFalse();
+    }
+
+    private static void theSurvivorsKeepTheSharesUntilOneOfThemTakesOver(List<RunningGateway> survivors,
+                                                                        Map<RunningGateway, Double> runsBefore)
+            throws Exception {
         long lastWritten = sharesVersionInDatabase();
         await().atMost(Duration.ofSeconds(5)).until(() -> survivors.stream().allMatch(g -> version(g) >= lastWritten));
         Map<RunningGateway, RegionShares> before = new HashMap<>();

@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import dev.tollgate.spring.directory.ConnectionPolicy;
+import java.sql.DriverManager;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -40,6 +42,14 @@ class ArchitectureTest {
         noClasses().should().dependOnClassesThat().resideInAnyPackage("dev.tollgate.testkit..", "io.zonky..",
                         "redis.embedded..", "redis.clients..")
                 .because("the test kit starts servers for tests and dev mode, never inside an application")
+                .check(starter);
+    }
+
+    @Test
+    void onlyTheConnectionPolicyOpensConnectionsThroughDriverManager() {
+        noClasses().that().doNotHaveFullyQualifiedName(ConnectionPolicy.class.getName())
+                .should().dependOnClassesThat().haveFullyQualifiedName(DriverManager.class.getName())
+                .because("every PostgreSQL connection takes its timeouts from the one ConnectionPolicy")
                 .check(starter);
     }
 

@@ -2,8 +2,8 @@ package dev.tollgate.spring.autoconfigure;
 
 import dev.tollgate.core.SerialScheduler;
 import dev.tollgate.core.WallClock;
-import dev.tollgate.spring.directory.ChangeListener;
 import dev.tollgate.spring.directory.ChangeLogFollower;
+import dev.tollgate.spring.directory.ConnectionPolicy;
 import dev.tollgate.spring.directory.DatabaseEndpoint;
 import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.spring.directory.DirectoryHealthIndicator;
@@ -11,10 +11,14 @@ import dev.tollgate.spring.directory.DirectoryRefresher;
 import dev.tollgate.spring.directory.DirectoryRepository;
 import dev.tollgate.spring.directory.DirectorySeed;
 import dev.tollgate.spring.directory.DirectorySnapshot;
+import dev.tollgate.spring.directory.NotificationListener;
 import dev.tollgate.spring.directory.RulesReadinessIndicator;
 import dev.tollgate.spring.directory.SnapshotFile;
 import dev.tollgate.spring.localstate.LocalState;
+import dev.tollgate.spring.lifecycle.BackgroundService;
+import dev.tollgate.spring.lifecycle.LifecyclePhase;
 import dev.tollgate.spring.localstate.LocalStateDirectory;
+import java.time.Duration;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -26,8 +30,11 @@ import org.springframework.core.env.Environment;
 
 /**
  * {@code tollgate.source=database} (the default): rules and hashed API keys in PostgreSQL, held in
- * memory by the {@link Directory} and kept fresh by the {@link DirectoryRefresher} and the
- * {@link ChangeListener}. Nothing here needs the database to be up when the gateway starts. Only with
+ * memory by the {@link Directory} and kept fresh by the {@link DirectoryRefresher}, which the
+ * {@link NotificationListener} tells of changes. Nothing here needs the database to be up when the
+ * gateway starts. The {@code @Bean} methods only construct: the listener starts in the
+ * {@link LifecyclePhase#CONNECTIONS} phase, the refresher (and its wait for the first load) in
+ * {@link LifecyclePhase#STATE}, each through a {@link BackgroundService}. Only with
  * PostgreSQL support on the class path ({@link PostgresSupport}: the starter declares it optional);
  * without it, {@link PostgresSupportMissingConfiguration} stops the start.
  */
@@ -54,9 +61,17 @@ class DatabaseDirectoryConfiguration {
      * Tollgate's own small pool, deliberately not a {@code DataSource} bean: in an application with a
      * database of its own, a {@code DataSource} bean of ours would make Spring Boot's back off.
      */
+    /** The timeouts of every PostgreSQL connection Tollgate opens. */
+    @Bean
+    @ConditionalOnMissingBean
+    ConnectionPolicy postgresConnectionPolicy() {
+        return ConnectionPolicy.DEFAULT;
+    }
+
     @Bean(destroyMethod = "close")
-    DirectoryConnectionPool directoryConnectionPool(DatabaseEndpoint endpoint, DirectoryProperties properties) {
-        return DirectoryConnectionPool.open(endpoint, properties.poolSize());
+    DirectoryConnectionPool directoryConnectionPool(DatabaseEndpoint endpoint, DirectoryProperties properties,
+                                                    ConnectionPolicy policy) {
+        return DirectoryConnectionPool.open(endpoint, properties.poolSize(), policy);
     }
 
     @Bean
@@ -86,24 +101,53 @@ class DatabaseDirectoryConfiguration {
                                           TollgateMeters meters, ObjectProvider<DirectorySeed> seeds,
                                           ObjectProvider<ChangeLogFollower> followers) {
         LocalStateDirectory folder = localState.getIfAvailable(LocalState::none).folder().orElse(null);
-        DirectoryRefresher refresher = new DirectoryRefresher(repository, directory,
+        return new DirectoryRefresher(repository, directory,
                 new DirectoryRefresher.Settings(p.refreshInterval(), p.fullReloadInterval(), p.retryDelay(),
                         p.changeRetention(), p.changeLookback(), p.migrate()),
                 meters.registry(), seeds.orderedStream().toList(), followers.orderedStream().toList(),
                 folder == null ? null : new SnapshotFile(folder, endpoint, WallClock.system()),
-                SerialScheduler.daemonThread("tollgate-directory"));
-        refresher.start();
-        refresher.awaitFirstAttempt(p.initialLoadTimeout());
-        return refresher;
+                SerialScheduler.daemonThread("tollgate-directory"),
+                folder == null ? null : SerialScheduler.daemonThread("tollgate-directory-saver"));
     }
 
-    /** Change notifications go to the refresher's one entry for them, {@link DirectoryRefresher#refreshSoon()}. */
+    /**
+     * Starts the refresher once the notification listener has, and waits there (not in a bean method)
+     * up to {@code tollgate.directory.initial-load-timeout} for the first load.
+     */
+    @Bean
+    BackgroundService directoryRefresherService(DirectoryRefresher refresher, DirectoryProperties p) {
+        return BackgroundService.of("directory refresher", LifecyclePhase.STATE, () -> {
+            refresher.start();
+            refresher.awaitFirstAttempt(p.initialLoadTimeout());
+        }, refresher);
+    }
+
+    /**
+     * The one LISTEN connection. Directory changes go to the refresher's one entry for them,
+     * {@link DirectoryRefresher#refreshSoon()}; the region coordinator, if any, subscribes too.
+     */
     @Bean(destroyMethod = "close")
-    ChangeListener changeListener(DatabaseEndpoint endpoint, DirectoryRefresher refresher, DirectoryProperties p) {
-        ChangeListener listener = new ChangeListener(endpoint, refresher::refreshSoon, p.retryDelay(),
-                SerialScheduler.daemonThread("tollgate-directory-listener"));
-        listener.start();
+    NotificationListener notificationListener(ConnectionPolicy policy, DatabaseEndpoint endpoint,
+                                              DirectoryRefresher refresher, DirectoryProperties p) {
+        NotificationListener listener = new NotificationListener(policy, endpoint, p.retryDelay(),
+                maxRetryDelay(p.retryDelay()), SerialScheduler.daemonThread("tollgate-notifications"));
+        listener.subscribe(DirectoryRefresher.CHANGES_CHANNEL, refresher::refreshSoon);
         return listener;
+    }
+
+    /**
+     * How far the listener's backoff grows during an outage: 5 times the retry delay (10 s with the
+     * default 2 s), never below it. The refresher retries on its own meanwhile, and reconnecting
+     * makes it catch up, so a longer wait only delays notifications, never changes.
+     */
+    static Duration maxRetryDelay(Duration retryDelay) {
+        return retryDelay.multipliedBy(5);
+    }
+
+    @Bean
+    BackgroundService notificationListenerService(NotificationListener listener) {
+        return BackgroundService.of("notification listener", LifecyclePhase.CONNECTIONS, listener::start,
+                listener::stop);
     }
 
     @Bean
@@ -113,7 +157,7 @@ class DatabaseDirectoryConfiguration {
 
     @Bean
     DirectoryHealthIndicator directoryHealthIndicator(Directory directory, DirectoryRefresher refresher,
-                                                      ChangeListener listener) {
+                                                      NotificationListener listener) {
         return new DirectoryHealthIndicator(directory, refresher, listener, WallClock.system());
     }
 }

@@ -2,13 +2,15 @@ package dev.tollgate.spring.autoconfigure;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.tollgate.spring.directory.ConnectionPolicy;
 import dev.tollgate.spring.directory.DatabaseEndpoint;
 import javax.sql.DataSource;
 
 /**
  * The JDBC connections the rule directory and the admin API share. The pool opens without the
- * database (start-up never waits for PostgreSQL) and gives up on a connection after 2 s rather than
- * hang while the database is gone. Every connection works in the endpoint's schema, if it names one.
+ * database (start-up never waits for PostgreSQL); its timeouts are the {@link ConnectionPolicy}'s, so
+ * it gives up on a connection after the policy's pool wait (2 s) rather than hang while the database
+ * is gone. Every connection works in the endpoint's schema, if it names one.
  */
 final class DirectoryConnectionPool implements AutoCloseable {
 
@@ -20,19 +22,20 @@ final class DirectoryConnectionPool implements AutoCloseable {
         this.schema = schema;
     }
 
-    static DirectoryConnectionPool open(DatabaseEndpoint endpoint, int size) {
+    static DirectoryConnectionPool open(DatabaseEndpoint endpoint, int size, ConnectionPolicy policy) {
         HikariConfig config = new HikariConfig();
         config.setPoolName("tollgate-directory");
         config.setJdbcUrl(endpoint.url());
         config.setUsername(endpoint.username());
         config.setPassword(endpoint.password());
+        config.setDataSourceProperties(policy.driverProperties());
         if (endpoint.schema() != null) {
             config.addDataSourceProperty("currentSchema", endpoint.schema());
         }
         config.setMaximumPoolSize(size);
         config.setMinimumIdle(1);
         config.setInitializationFailTimeout(-1);
-        config.setConnectionTimeout(2_000);
+        config.setConnectionTimeout(policy.poolWait().toMillis());
         return new DirectoryConnectionPool(new HikariDataSource(config), endpoint.schema());
     }
 

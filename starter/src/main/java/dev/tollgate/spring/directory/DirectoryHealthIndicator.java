@@ -20,11 +20,11 @@ public final class DirectoryHealthIndicator implements HealthIndicator {
 
     private final Directory directory;
     private final DirectoryRefresher refresher;
-    private final ChangeListener listener;
+    private final NotificationListener listener;
     private final WallClock wallClock;
 
     /** @param wallClock turns the snapshot's age into the time of day shown as {@code lastRefresh} */
-    public DirectoryHealthIndicator(Directory directory, DirectoryRefresher refresher, ChangeListener listener,
+    public DirectoryHealthIndicator(Directory directory, DirectoryRefresher refresher, NotificationListener listener,
                                     WallClock wallClock) {
         this.directory = directory;
         this.refresher = refresher;

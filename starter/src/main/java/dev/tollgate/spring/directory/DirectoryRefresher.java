@@ -45,6 +45,9 @@ public final class DirectoryRefresher implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(DirectoryRefresher.class);
 
+    /** The channel the change log's trigger notifies ({@code V2__keys_cost_and_change_log.sql}). */
+    public static final String CHANGES_CHANNEL = "tollgate_directory";
+
     /** The refresher's timing and steps (see {@code tollgate.directory.*}). */
     public record Settings(Duration refreshInterval, Duration fullReloadInterval, Duration retryDelay,
                            Duration changeRetention, int changeLookback, boolean migrate) {
@@ -74,10 +77,15 @@ public final class DirectoryRefresher implements AutoCloseable {
      * @param directory    holds the snapshot in force; its initial one gives the default rule
      * @param snapshotFile where snapshots are saved and, at start without a database, restored from; null for none
      * @param scheduler    runs the refreshes, and measures the intervals
+     * @param snapshotWriter writes the snapshots to {@code snapshotFile}, off the refreshes' thread; null
+     *                       without a file. Closed with the refresher
      */
     public DirectoryRefresher(DirectoryRepository repository, Directory directory, Settings settings,
                               MeterRegistry meters, List<DirectorySeed> seeds, List<ChangeLogFollower> followers,
-                              SnapshotFile snapshotFile, SerialScheduler scheduler) {
+                              SnapshotFile snapshotFile, SerialScheduler scheduler, SerialScheduler snapshotWriter) {
+        if (snapshotFile != null && snapshotWriter == null) {
+            throw new IllegalArgumentException("a snapshot file needs a scheduler to write it");
+        }
         this.directory = directory;
         this.settings = settings;
         this.scheduler = scheduler;
@@ -90,7 +98,7 @@ public final class DirectoryRefresher implements AutoCloseable {
         this.pruning = new ChangeLogPruning(repository, settings.changeRetention());
         this.status = new RefreshStatus(clock);
         this.snapshotFile = Optional.ofNullable(snapshotFile);
-        this.snapshotWriter = snapshotFile == null ? null : SerialScheduler.daemonThread("tollgate-directory-saver");
+        this.snapshotWriter = snapshotWriter;
         this.saver = this.snapshotFile.map(file -> new SnapshotSaver(file, snapshotWriter::execute));
         DirectoryGauges.register(meters, directory, status);
     }
@@ -133,7 +141,7 @@ public final class DirectoryRefresher implements AutoCloseable {
 
     /**
      * The one place where "the directory may have changed" arrives: a change notification
-     * ({@link ChangeListener}), the listener (re)connecting after it may have missed some, an admin
+     * ({@link NotificationListener}), the listener (re)connecting after it may have missed some, an admin
      * write committed. Asks for a refresh as soon as possible; requests made while one is queued are
      * merged into it.
      */

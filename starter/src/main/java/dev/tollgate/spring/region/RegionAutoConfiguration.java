@@ -2,6 +2,7 @@ package dev.tollgate.spring.region;
 
 import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.core.RuleBook;
+import dev.tollgate.core.SerialScheduler;
 import dev.tollgate.core.region.DemandMeter;
 import dev.tollgate.core.region.RegionalRuleBook;
 import dev.tollgate.core.region.ShareRebalancer;
@@ -11,10 +12,17 @@ import dev.tollgate.spring.autoconfigure.TollgateAutoConfiguration;
 import dev.tollgate.spring.autoconfigure.TollgateMeters;
 import dev.tollgate.spring.autoconfigure.TollgateProperties;
 import dev.tollgate.spring.autoconfigure.TollgateSwitches;
+import dev.tollgate.spring.directory.ConnectionPolicy;
 import dev.tollgate.spring.directory.DatabaseEndpoint;
 import dev.tollgate.spring.directory.Directory;
+import dev.tollgate.spring.directory.NotificationListener;
 import dev.tollgate.spring.filter.DecisionListener;
 import dev.tollgate.spring.instances.LiveInstances;
+import dev.tollgate.spring.lifecycle.BackgroundService;
+import dev.tollgate.spring.lifecycle.LifecyclePhase;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -107,18 +115,41 @@ public class RegionAutoConfiguration {
             return new DemandRecorder(regionDemandMeter);
         }
 
+        /**
+         * Only constructed here; it hears of new shares through the notification listener, and
+         * starts in the {@link LifecyclePhase#STATE} phase ({@link #regionCoordinatorService}).
+         */
         @Bean(destroyMethod = "close")
         RegionCoordinator regionCoordinator(DemandMeter regionDemandMeter, RegionProperties regions,
                                             RebalancerProperties rebalancer, CurrentShares shares,
                                             RegionalRuleBook regionalRules, Directory directory,
-                                            DatabaseEndpoint endpoint, DirectoryProperties directoryProperties,
-                                            LiveInstances instances, TollgateMeters meters) {
-            RegionCoordinator coordinator = new RegionCoordinator(new RegionCoordinator.Parts(endpoint, shares,
-                    regionDemandMeter, regionalRules, directory, instances::count, instances.instanceId(),
+                                            ObjectProvider<ConnectionPolicy> policy, DatabaseEndpoint endpoint,
+                                            DirectoryProperties directoryProperties, LiveInstances instances,
+                                            TollgateMeters meters, ObjectProvider<NotificationListener> notifications) {
+            RegionCoordinator coordinator = new RegionCoordinator(new RegionCoordinator.Parts(
+                    policy.getIfAvailable(() -> ConnectionPolicy.DEFAULT), endpoint,
+                    shares, regionDemandMeter, regionalRules, directory, instances::count, instances.instanceId(),
                     new ShareRebalancer(rebalancer.settings(regions.defaultShares())),
-                    rebalancer.interval(), directoryProperties.retryDelay(), MonotonicClock.system()));
-            coordinator.start(new RebalancerMetrics(meters.registry(), coordinator, shares));
+                    rebalancer.interval(), directoryProperties.retryDelay(),
+                    SerialScheduler.daemonThread("tollgate-region")));
+            coordinator.measuredBy(new RebalancerMetrics(meters.registry(), coordinator, shares));
+            // Without the listener (no rules in PostgreSQL), the check every interval still reads new shares.
+            notifications.ifAvailable(n -> n.subscribe(RegionCoordinator.SHARES_CHANNEL, coordinator::sharesChanged));
             return coordinator;
+        }
+
+        /** Stopping gives the rebalancer's lock up and says this instance leaves, waiting up to 2 s for it. */
+        @Bean
+        BackgroundService regionCoordinatorService(RegionCoordinator coordinator) {
+            return BackgroundService.of("region coordinator", LifecyclePhase.STATE, coordinator::start, () -> {
+                try {
+                    coordinator.stop().get(2, TimeUnit.SECONDS);
+                } catch (TimeoutException | ExecutionException e) {
+                    log.warn("Region coordinator did not stop within 2 s: {}", e.toString());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
         }
     }
 }

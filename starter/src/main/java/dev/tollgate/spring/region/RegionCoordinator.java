@@ -1,33 +1,35 @@
 package dev.tollgate.spring.region;
 
 import dev.tollgate.core.MonotonicClock;
+import dev.tollgate.core.SerialScheduler;
 import dev.tollgate.core.RuleBook;
 import dev.tollgate.core.region.DemandMeter;
 import dev.tollgate.core.region.ReportFilter;
 import dev.tollgate.core.region.ShareRebalancer;
 import dev.tollgate.core.region.ShareTable;
+import dev.tollgate.spring.directory.ConnectionPolicy;
 import dev.tollgate.spring.directory.DatabaseEndpoint;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import java.util.Set;
 import java.util.function.IntSupplier;
-import org.postgresql.PGConnection;
-import org.postgresql.PGNotification;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Everything one instance does for the regions' shares, on one thread and one PostgreSQL connection
- * of its own (not from the pool):
+ * Everything one instance does for the regions' shares, as short tasks of one injected
+ * {@link SerialScheduler}, on one PostgreSQL connection of its own (not from the pool, opened under
+ * the {@link ConnectionPolicy}):
  * <ul>
- *   <li><b>hears of new shares</b>: {@code LISTEN} on the rebalancer's channel, plus a check of the
- *       shares' version every interval as a safety net; new shares are read and swapped in at once.
- *       While PostgreSQL cannot be reached, the last shares read stay in force;</li>
+ *   <li><b>hears of new shares</b>: {@link #sharesChanged()} (the notification listener's
+ *       subscriber to the rebalancer's channel), plus a check of the shares' version every interval
+ *       as a safety net; new shares are read and swapped in at once. While PostgreSQL cannot be
+ *       reached, the last shares read stay in force;</li>
  *   <li><b>reports its demand</b> every interval: the buckets of its last window that are tracked or
  *       near its region's limit ({@link ReportFilter}), in one transaction — never a write per
  *       request;</li>
@@ -37,6 +39,8 @@ import org.slf4j.LoggerFactory;
  *       peer is detected by TCP keep-alives within about 25 s). The run's writes are made on this very
  *       session, so an instance that lost the lock cannot write shares any more.</li>
  * </ul>
+ * Every interval and delay is measured on the scheduler's clock. {@link #stop()} gives up the
+ * connection (and with it the lock); {@link #start()} after it starts afresh.
  *
  * <p>Connected to a read replica (PostgreSQL in recovery, which allows neither {@code LISTEN} nor
  * writes), it only reads the shares, every interval, as the replica has them: its region reports
@@ -44,9 +48,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class RegionCoordinator implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(RegionCoordinator.class);
-    private static final int POLL_MILLIS = 250;
+    /** The channel the rebalancer notifies when the shares change: subscribe {@link #sharesChanged()} to it. */
+    public static final String SHARES_CHANNEL = RegionRepository.CHANNEL;
 
+    private static final Logger log = LoggerFactory.getLogger(RegionCoordinator.class);
+
+    private final ConnectionPolicy policy;
     private final DatabaseEndpoint endpoint;
     private final RegionRepository repository = new RegionRepository();
     private final CurrentShares shares;
@@ -59,11 +66,17 @@ public final class RegionCoordinator implements AutoCloseable {
     private final ShareRebalancer rebalancer;
     private final Duration interval;
     private final Duration retryDelay;
+    private final SerialScheduler scheduler;
     private final MonotonicClock clock;
-    private final Thread thread;
-    private RebalancerRun run;
+    private final AtomicBoolean loadQueued = new AtomicBoolean();
+    private volatile RebalancerRun run;
 
-    private volatile boolean closed;
+    /** Bumped by each start and stop: a task of an earlier start does nothing. */
+    private volatile int generation;
+    private volatile boolean running;
+    // The scheduler's tasks only.
+    private Connection connection;
+
     private volatile boolean connected;
     private volatile boolean leader;
     private volatile boolean standby;
@@ -72,13 +85,19 @@ public final class RegionCoordinator implements AutoCloseable {
     private volatile long lastRunReadAtNanos;
     private volatile Set<String> silentRegions = Set.of();
 
-    /** What the coordinator works with. */
-    public record Parts(DatabaseEndpoint endpoint, CurrentShares shares, DemandMeter meter, RuleBook regionalRules,
-                        RuleBook globalRules, IntSupplier regionInstances, String instanceId,
-                        ShareRebalancer rebalancer, Duration interval, Duration retryDelay, MonotonicClock clock) {
+    /**
+     * What the coordinator works with.
+     *
+     * @param scheduler runs the coordinator's tasks one at a time, and measures its intervals
+     */
+    public record Parts(ConnectionPolicy policy, DatabaseEndpoint endpoint, CurrentShares shares, DemandMeter meter,
+                        RuleBook regionalRules, RuleBook globalRules, IntSupplier regionInstances, String instanceId,
+                        ShareRebalancer rebalancer, Duration interval, Duration retryDelay,
+                        SerialScheduler scheduler) {
     }
 
     public RegionCoordinator(Parts parts) {
+        this.policy = parts.policy();
         this.endpoint = parts.endpoint();
         this.shares = parts.shares();
         this.meter = parts.meter();
@@ -90,14 +109,68 @@ public final class RegionCoordinator implements AutoCloseable {
         this.rebalancer = parts.rebalancer();
         this.interval = parts.interval();
         this.retryDelay = parts.retryDelay();
-        this.clock = parts.clock();
-        this.thread = new Thread(this::run, "tollgate-region");
-        this.thread.setDaemon(true);
+        this.scheduler = parts.scheduler();
+        this.clock = scheduler.clock();
     }
 
-    void start(RebalancerMetrics metrics) {
+    /** Where the rebalancer's runs are counted; before {@link #start()}. */
+    void measuredBy(RebalancerMetrics metrics) {
         this.run = new RebalancerRun(repository, rebalancer, globalRules, instanceId, interval, metrics, clock);
-        thread.start();
+    }
+
+    /** Connects (at once) and then works every interval, until {@link #stop()}. */
+    public synchronized void start() {
+        if (running) {
+            return;
+        }
+        if (run == null) {
+            throw new IllegalStateException("measuredBy(metrics) first");
+        }
+        running = true;
+        int started = ++generation;
+        scheduler.execute(() -> connect(started));
+    }
+
+    /**
+     * Stops: the task that gives up the connection (and the rebalancer's lock), saying this instance
+     * leaves, is queued at once; no other task of this start runs after it. {@link #start()} again
+     * starts afresh.
+     *
+     * @return done once the connection is given up
+     */
+    public synchronized CompletableFuture<Void> stop() {
+        if (!running) {
+            return CompletableFuture.completedFuture(null);
+        }
+        running = false;
+        generation++;
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        scheduler.execute(() -> {
+            disconnect(true);
+            done.complete(null);
+        });
+        return done;
+    }
+
+    /**
+     * The tasks a test (or a shutdown) waits for: true once the coordinator is stopped and holds no
+     * connection.
+     */
+    public boolean isStopped() {
+        return !running && !connected;
+    }
+
+    /** The rebalancer notified new shares (or may have, unheard): read them soon, on the coordinator's thread. */
+    public void sharesChanged() {
+        int current = generation;
+        if (running && loadQueued.compareAndSet(false, true)) {
+            scheduler.execute(() -> {
+                loadQueued.set(false);
+                if (current == generation && connection != null) {
+                    work(current, () -> loadShares(connection));
+                }
+            });
+        }
     }
 
     public boolean isConnected() {
@@ -140,82 +213,103 @@ public final class RegionCoordinator implements AutoCloseable {
         return atRead + (clock.nanoTime() - lastRunReadAtNanos) / 1e9;
     }
 
-    private void run() {
-        while (!closed) {
-            Properties props = endpoint.connectionProperties();
-            props.setProperty("ApplicationName", "tollgate-region");
-            // A database that stops answering (a network black hole) must not hang this thread, and
-            // with it the shares' refresh and the role it reports, for the kernel's TCP timeouts.
-            props.setProperty("connectTimeout", "10");
-            props.setProperty("socketTimeout", "30");
-            props.setProperty("tcpKeepAlive", "true");
-            try (Connection c = DriverManager.getConnection(endpoint.url(), props)) {
-                boolean standby = repository.prepare(c);
-                if (standby != this.standby) {
-                    this.standby = standby;
-                    log.info(standby ? "Region {}: PostgreSQL is a read replica here: shares are read every interval;"
-                            + " this instance neither reports its demand nor runs the rebalancer"
-                            : "Region {}: PostgreSQL is the primary: shares, reports and the rebalancer's lock",
-                            shares.region());
-                }
-                loadShares(c);
-                connected = true;
-                if (lastError != null) {
-                    log.info("Region {}: PostgreSQL reachable again; shares and reports resume", shares.region());
-                }
-                lastError = null;
-                serve(c);
-                if (closed) {
-                    repository.leave(c, instanceId);
-                }
-            } catch (SQLException | RuntimeException e) {
-                if (!closed) {
-                    boolean first = lastError == null;
-                    lastError = e.getClass().getSimpleName() + ": " + e.getMessage();
-                    if (first) {
-                        log.warn("Region {}: PostgreSQL unreachable for shares and reports ({}); the last shares stay"
-                                + " in force{}; retrying every {} ms", shares.region(), lastError,
-                                leader ? " and this instance no longer runs the rebalancer" : "", retryDelay.toMillis());
-                    }
-                }
-            } finally {
-                connected = false;
-                leader = false;
-                silentRegions = Set.of();
+    /** A step on the connection that may fail: on failure, gives the connection up and retries later. */
+    private interface Step {
+        void run() throws SQLException;
+    }
+
+    /** Opens the connection, reads the shares, and runs the first leadership attempt. */
+    private void connect(int started) {
+        if (started != generation) {
+            return;
+        }
+        work(started, () -> {
+            connection = policy.connect(endpoint, "tollgate-region");
+            boolean standby = repository.prepare(connection);
+            if (standby != this.standby) {
+                this.standby = standby;
+                log.info(standby ? "Region {}: PostgreSQL is a read replica here: shares are read every interval;"
+                        + " this instance neither reports its demand nor runs the rebalancer"
+                        : "Region {}: PostgreSQL is the primary: shares, reports and the rebalancer's lock",
+                        shares.region());
             }
-            sleep(retryDelay);
+            loadShares(connection);
+            connected = true;
+            if (lastError != null) {
+                log.info("Region {}: PostgreSQL reachable again; shares and reports resume", shares.region());
+            }
+            lastError = null;
+            meter.drain(); // what accumulated while disconnected spans an unknown time: not a window
+            lead(connection);
+            scheduler.schedule(() -> tick(started), interval);
+        });
+    }
+
+    /** Every interval on a healthy connection: the report, leadership and the run, the shares' check. */
+    private void tick(int started) {
+        if (started != generation || connection == null) {
+            return;
+        }
+        work(started, () -> {
+            if (!standby) {
+                report(connection);
+            }
+            lead(connection);
+            loadShares(connection);
+            scheduler.schedule(() -> tick(started), interval);
+        });
+    }
+
+    /** Takes the rebalancer's lock if free, and runs the rebalancer while holding it. */
+    private void lead(Connection c) throws SQLException {
+        if (standby) {
+            return;
+        }
+        if (!leader && repository.tryLock(c)) {
+            leader = true;
+            log.info("Region {}: this instance runs the rebalancer (holds its lock)", shares.region());
+        }
+        if (leader) {
+            silentRegions = run.run(c, silentRegions);
         }
     }
 
-    /** The loop on a healthy connection: notifications, reports, leadership, runs. */
-    private void serve(Connection c) throws SQLException {
-        PGConnection pg = c.unwrap(PGConnection.class);
-        meter.drain(); // what accumulated while disconnected spans an unknown time: not a window
-        long period = interval.toNanos();
-        long nextReport = clock.nanoTime() + period;
-        long nextCheck = nextReport;
-        long nextRun = clock.nanoTime();
-        while (!closed) {
-            PGNotification[] notes = pg.getNotifications(POLL_MILLIS);
-            long now = clock.nanoTime();
-            if (now >= nextReport && !standby) {
-                report(c);
-                nextReport = now + period;
+    private void work(int started, Step step) {
+        try {
+            step.run();
+        } catch (SQLException | RuntimeException e) {
+            if (started != generation) {
+                return; // stopped meanwhile: the stop's own task gives the connection up
             }
-            if (now >= nextRun && !standby) {
-                if (!leader && repository.tryLock(c)) {
-                    leader = true;
-                    log.info("Region {}: this instance runs the rebalancer (holds its lock)", shares.region());
+            boolean first = lastError == null;
+            lastError = e.getClass().getSimpleName() + ": " + e.getMessage();
+            if (first) {
+                log.warn("Region {}: PostgreSQL unreachable for shares and reports ({}); the last shares stay"
+                        + " in force{}; retrying every {} ms", shares.region(), lastError,
+                        leader ? " and this instance no longer runs the rebalancer" : "", retryDelay.toMillis());
+            }
+            disconnect(false);
+            scheduler.schedule(() -> connect(started), retryDelay);
+        }
+    }
+
+    /** Gives the connection up, and with it the lock; {@code leaving}: says so to the other instances first. */
+    private void disconnect(boolean leaving) {
+        Connection c = connection;
+        connection = null;
+        try {
+            if (c != null) {
+                if (leaving && connected && !standby) {
+                    repository.leave(c, instanceId);
                 }
-                if (leader) {
-                    silentRegions = run.run(c, silentRegions);
-                }
-                nextRun = now + period;
+                c.close();
             }
-            if ((notes != null && notes.length > 0) || now >= nextCheck) {
-                loadShares(c);
-                nextCheck = now + period;
-            }
+        } catch (SQLException | RuntimeException e) {
+            log.debug("Region {}: closing the connection failed", shares.region(), e);
+        } finally {
+            connected = false;
+            leader = false;
+            silentRegions = Set.of();
         }
     }
 
@@ -248,25 +342,10 @@ public final class RegionCoordinator implements AutoCloseable {
         repository.publish(c, instanceId, shares.region(), selected, window.millis());
     }
 
-    private void sleep(Duration delay) {
-        try {
-            Thread.sleep(delay.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            closed = true;
-        }
-    }
-
+    /** Stops for good: the connection is given up and the scheduler closed. */
     @Override
     public void close() {
-        closed = true;
-        try {
-            thread.join(POLL_MILLIS * 4L);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (thread.isAlive()) {
-            thread.interrupt();
-        }
+        stop();
+        scheduler.execute(scheduler::close);
     }
 }

@@ -40,9 +40,9 @@ final class RegionRepository {
     }
 
     /**
-     * Sets keep-alives, so that a dead peer frees the lock within about 25 s, and, on a primary,
-     * listens to share changes. Returns whether the server is a standby (a read replica), where
-     * PostgreSQL allows neither {@code LISTEN} nor writes.
+     * Sets keep-alives, so that a dead peer frees the lock within about 25 s. Returns whether the
+     * server is a standby (a read replica), where PostgreSQL allows no writes. (Share changes are
+     * heard by the notification listener's connection, not this one.)
      */
     boolean prepare(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {
@@ -53,9 +53,6 @@ final class RegionRepository {
             try (ResultSet rs = s.executeQuery("SELECT pg_is_in_recovery()")) {
                 rs.next();
                 standby = rs.getBoolean(1);
-            }
-            if (!standby) {
-                s.execute("LISTEN " + CHANNEL);
             }
             return standby;
         }

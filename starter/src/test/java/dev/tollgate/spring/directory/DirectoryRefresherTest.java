@@ -77,7 +77,7 @@ class DirectoryRefresherTest {
         DirectoryRefresher refresher = new DirectoryRefresher(repository, directory,
                 new DirectoryRefresher.Settings(SHIPPED.refreshInterval(), SHIPPED.fullReloadInterval(),
                         SHIPPED.retryDelay(), SHIPPED.changeRetention(), SHIPPED.changeLookback(), true),
-                meters, List.of(), followers, null, scheduler);
+                meters, List.of(), followers, null, scheduler, null);
         toClose.add(refresher);
         return refresher;
     }
