@@ -4,16 +4,20 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaCall;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaConstructorCall;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.BeforeAll;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
 
 /**
  * The starter's layering, checked in the starter's own build on its production classes, so that a
- * build of the starter alone guards it: its packages stand on each other in one direction, and none
- * of them knows the test kit.
+ * build of the starter alone guards it: its packages stand on each other in one direction, none of
+ * them knows the test kit, and none makes a thread of its own.
  */
 class ArchitectureTest {
 
@@ -40,6 +44,33 @@ class ArchitectureTest {
         noClasses().should().dependOnClassesThat().resideInAnyPackage("dev.tollgate.testkit..", "io.zonky..",
                         "redis.embedded..", "redis.clients..")
                 .because("the test kit starts servers for tests and dev mode, never inside an application")
+                .check(starter);
+    }
+
+    @Test
+    void noClassMakesAThreadOfItsOwn() {
+        DescribedPredicate<JavaConstructorCall> threadConstructor = new DescribedPredicate<>("a Thread constructor") {
+            @Override
+            public boolean test(JavaConstructorCall call) {
+                return call.getTargetOwner().isAssignableTo(Thread.class);
+            }
+        };
+        DescribedPredicate<JavaCall<?>> threadMaker = new DescribedPredicate<>("Executors' or Thread's thread makers") {
+            @Override
+            public boolean test(JavaCall<?> call) {
+                String owner = call.getTargetOwner().getName();
+                return owner.equals(Executors.class.getName())
+                        || owner.equals(Thread.class.getName()) && call.getName().startsWith("of")
+                        || owner.startsWith(Thread.class.getName() + "$Builder");
+            }
+        };
+        noClasses()
+                // TODO(issue 21): RegionCoordinator is moved onto SerialScheduler by the PostgreSQL/region
+                // side of issue 21, on another branch; drop this exception once both are merged.
+                .that().doNotHaveFullyQualifiedName("dev.tollgate.spring.region.RegionCoordinator")
+                .should().callConstructorWhere(threadConstructor).orShould().callMethodWhere(threadMaker)
+                .because("a background component gets its thread from SerialScheduler.daemonThread (core), the one"
+                        + " place Tollgate makes threads: a daemon thread, named, stopped with its component")
                 .check(starter);
     }
 
