@@ -74,4 +74,28 @@ class InstanceHeartbeatTest {
         assertThat(heartbeat.beat("a", Duration.ofSeconds(1)).toCompletableFuture())
                 .isCompletedExceptionally();
     }
+
+    @Test
+    void aBeatAfterTheScriptsWereFlushedLoadsItsScriptAgain() {
+        InstanceHeartbeat heartbeat = new InstanceHeartbeat(RedisLink.of(connection), "flush-test", Duration.ofSeconds(5));
+        assertThat(beat(heartbeat, "a")).isEqualTo(1);
+        connection.sync().scriptFlush();
+        assertThat(beat(heartbeat, "b")).as("NOSCRIPT answered by EVAL").isEqualTo(2);
+    }
+
+    @Test
+    void aBeatRedisDoesNotAnswerFailsAtItsDeadline() {
+        InstanceHeartbeat heartbeat = new InstanceHeartbeat(RedisLink.of(connection), "deadline-test",
+                Duration.ofMillis(100));
+        beat(heartbeat, "a");
+        server.freeze();
+        try {
+            assertThat(heartbeat.beat("a", Duration.ofSeconds(3)).toCompletableFuture())
+                    .failsWithin(Duration.ofSeconds(5))
+                    .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                    .withCauseInstanceOf(ReplyTimeoutException.class);
+        } finally {
+            server.thaw();
+        }
+    }
 }
