@@ -37,6 +37,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A {@link CallGate} (the circuit breaker) is asked before each call is written, and told how
  * it went: Redis is judged by its calls, however many requests each one carries.
+ * Gate and observer belong to one instance: background calls (heartbeats, the start-up warm-up)
+ * run on instances of their own without them, so they never open the requests' breaker nor show
+ * in the requests' latency metric.
  *
  * <p>The deadline is judged on a {@link MonotonicClock}: the I/O loop's timer only says when to look.
  * On the production clock ({@link MonotonicClock#system()}, the one Netty's timers run on) the
