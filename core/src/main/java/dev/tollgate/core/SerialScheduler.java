@@ -1,6 +1,7 @@
 package dev.tollgate.core;
 
 import java.time.Duration;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -9,6 +10,10 @@ import java.util.concurrent.TimeUnit;
  * measured on {@link #clock()}. Production code uses {@link #daemonThread(String)}; tests use
  * {@code ManualScheduler} (core's test-jar), which runs the tasks that fall due when the test moves
  * its {@code ManualClock}, so that a 30 s period is tested without waiting 30 s.
+ *
+ * <p>{@link #daemonThread(String)} is the one place Tollgate makes a thread of its own: every
+ * background component gets its thread through it (the architecture tests check that no other class
+ * constructs a {@link Thread}).
  */
 public interface SerialScheduler extends AutoCloseable {
 
@@ -25,9 +30,16 @@ public interface SerialScheduler extends AutoCloseable {
     @Override
     void close();
 
-    /** A daemon thread named {@code name}, on the JVM's monotonic clock. */
+    /**
+     * A daemon thread named {@code name} (it never keeps the JVM alive on its own), on the JVM's
+     * monotonic clock. The thread is made when the first task is handed over, not before.
+     */
     static SerialScheduler daemonThread(String name) {
-        ScheduledExecutorService executor = DaemonThreads.scheduler(name);
+        ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, name);
+            thread.setDaemon(true);
+            return thread;
+        });
         return new SerialScheduler() {
             @Override
             public void execute(Runnable task) {

@@ -1,6 +1,6 @@
 package dev.tollgate.redis;
 
-import io.lettuce.core.ScriptOutputType;
+import dev.tollgate.core.MonotonicClock;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -11,30 +11,40 @@ import java.util.concurrent.CompletionStage;
  * set of instance ids scored by the Redis {@code TIME} of their last beat; entries older than the
  * time-to-live are dropped. The count is what the local fallback divides limits by when Redis is
  * gone.
+ *
+ * <p>Beats are script calls like the requests' ({@link ScriptCalls}: a reply deadline, NOSCRIPT
+ * recovery), but on calls of their own, with neither a circuit breaker nor an observer: a slow or
+ * failed beat is no request's decision, so it neither opens the requests' breaker nor shows in
+ * their latency metric.
  */
 public final class InstanceHeartbeat {
 
     public static final String SCRIPT_RESOURCE = "dev/tollgate/redis/instance_heartbeat.lua";
     public static final String DEFAULT_KEY = "tollgate:instances";
 
+    private static final LuaScript SCRIPT = LuaScript.fromResource(SCRIPT_RESOURCE);
+
     private final RedisLink redis;
-    private final LuaScript script = LuaScript.fromResource(SCRIPT_RESOURCE);
+    private final ScriptCalls calls;
     private final String key;
 
-    public InstanceHeartbeat(RedisLink redis, String key) {
+    /**
+     * @param deadline how long Redis has to answer a beat, from the moment it is written
+     */
+    public InstanceHeartbeat(RedisLink redis, String key, Duration deadline) {
         this.redis = redis;
+        this.calls = new ScriptCalls(redis, deadline, MonotonicClock.system());
         this.key = key;
     }
 
-    /** Records a beat of {@code instanceId} and returns how many instances beat within {@code ttl}. */
+    /**
+     * Records a beat of {@code instanceId} and returns how many instances beat within {@code ttl};
+     * fails with {@link RedisUnavailableException} while there is no connection, with
+     * {@link ReplyTimeoutException} past the deadline.
+     */
     public CompletionStage<Long> beat(String instanceId, Duration ttl) {
-        RedisLane lane = redis.laneOrNull();
-        if (lane == null) {
-            return CompletableFuture.failedFuture(new RedisUnavailableException("no connection to Redis yet"));
-        }
-        RedisClusterAsyncCommands<String, String> commands = lane.commands();
-        return script.run(commands, ScriptOutputType.INTEGER, new String[] {key},
-                instanceId, Long.toString(ttl.toMillis()));
+        return calls.call(SCRIPT, new String[] {key}, instanceId, Long.toString(ttl.toMillis()))
+                .thenApply(reply -> reply[0]);
     }
 
     /** Removes {@code instanceId} at once (a clean shutdown), instead of letting it expire. */

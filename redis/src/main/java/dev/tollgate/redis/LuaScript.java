@@ -1,8 +1,5 @@
 package dev.tollgate.redis;
 
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -10,11 +7,11 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
 
-/** A Lua script read from a classpath resource once, with the SHA-1 that EVALSHA names it by. */
+/**
+ * A Lua script read from a classpath resource once, with the SHA-1 that EVALSHA names it by. Scripts
+ * are run by {@link ScriptCalls} only (deadline, circuit breaker, NOSCRIPT recovery in one place).
+ */
 public record LuaScript(String name, String source, String sha1) {
 
     public static LuaScript fromResource(String resource) {
@@ -45,27 +42,6 @@ public record LuaScript(String name, String source, String sha1) {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + resource, e);
         }
-    }
-
-    /**
-     * Runs the script by EVALSHA. On NOSCRIPT (the node restarted, {@code SCRIPT FLUSH} ran, or it
-     * is a replica just promoted: scripts are cached per node and not replicated) it runs the script
-     * once more by EVAL, which also caches it again on that node. Over a cluster connection both
-     * calls are routed by the slot of the first key, so they reach the same node.
-     */
-    public <T> CompletionStage<T> run(RedisScriptingAsyncCommands<String, String> redis,
-                                      ScriptOutputType type, String[] keys, String... args) {
-        return redis.<T>evalsha(sha1, type, keys, args)
-                .exceptionallyCompose(error -> isNoScript(error)
-                        ? redis.<T>eval(source, type, keys, args)
-                        : CompletableFuture.failedFuture(error));
-    }
-
-    private static boolean isNoScript(Throwable error) {
-        Throwable cause = error instanceof CompletionException && error.getCause() != null
-                ? error.getCause()
-                : error;
-        return cause instanceof RedisNoScriptException;
     }
 
     private static String sha1Hex(String source) {

@@ -1,9 +1,8 @@
 package dev.tollgate.redis;
 
-import dev.tollgate.core.DaemonThreads;
+import dev.tollgate.core.SerialScheduler;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
 import java.time.Duration;
@@ -13,9 +12,9 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -35,6 +34,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A start may wait a bounded time for the first attempt to settle ({@link #awaitFirstOutcome}), so
  * that when Redis is there the first requests are decided by it rather than by the local fallback.
+ *
+ * <p>Retries run on a {@link SerialScheduler} handed in (a daemon thread in production, a manual one
+ * in tests); the connector owns it from then on and closes it with itself.
  */
 public final class RedisConnector implements RedisLink, AutoCloseable {
 
@@ -43,8 +45,8 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
     private final Supplier<CompletionStage<? extends StatefulConnection<String, String>>> connect;
     private final int connections;
     private final Duration retryDelay;
-    private final Function<RedisClusterAsyncCommands<String, String>, CompletionStage<?>> onConnected;
-    private final ScheduledExecutorService retries;
+    private final Function<RedisLink, CompletionStage<?>> onConnected;
+    private final SerialScheduler retries;
     private final List<StatefulConnection<String, String>> open = new CopyOnWriteArrayList<>();
     private final List<RedisLane> lanes = new CopyOnWriteArrayList<>();
     private final ConcurrentHashMap<EventExecutor, RedisLane> byLoop = new ConcurrentHashMap<>();
@@ -54,17 +56,20 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
     /** True once every connection has a lane and the post-connect step is done; false on a first failure. */
     private final CompletableFuture<Boolean> firstOutcome = new CompletableFuture<>();
     private final CompletableFuture<Void> postConnect = new CompletableFuture<>();
+    private final AtomicBoolean postConnectStarted = new AtomicBoolean();
 
     /**
      * @param connect     opens a connection (e.g. {@code () -> client.connectAsync(codec, uri)})
      * @param connections how many to open (at least 1)
      * @param retryDelay  pause between failed attempts
-     * @param onConnected run once, when the first connection is open (e.g. to load scripts ahead of
-     *                    use); the connector counts as ready once the stage it returns completes
+     * @param onConnected run once, when the first connection is ready for calls, with this connector
+     *                    (e.g. to load scripts ahead of use); the connector counts as ready once the
+     *                    stage it returns completes
+     * @param retries     where the retries run; closed with the connector
      */
     public RedisConnector(Supplier<CompletionStage<? extends StatefulConnection<String, String>>> connect,
                           int connections, Duration retryDelay,
-                          Function<RedisClusterAsyncCommands<String, String>, CompletionStage<?>> onConnected) {
+                          Function<RedisLink, CompletionStage<?>> onConnected, SerialScheduler retries) {
         if (retryDelay.isNegative() || retryDelay.isZero()) {
             throw new IllegalArgumentException("retryDelay must be positive, was " + retryDelay);
         }
@@ -75,14 +80,14 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
         this.connections = connections;
         this.retryDelay = retryDelay;
         this.onConnected = onConnected;
-        this.retries = DaemonThreads.scheduler("tollgate-redis-connector");
+        this.retries = retries;
     }
 
     /** One connection. */
     public RedisConnector(Supplier<CompletionStage<? extends StatefulConnection<String, String>>> connect,
-                          Duration retryDelay,
-                          Function<RedisClusterAsyncCommands<String, String>, CompletionStage<?>> onConnected) {
-        this(connect, 1, retryDelay, onConnected);
+                          Duration retryDelay, Function<RedisLink, CompletionStage<?>> onConnected,
+                          SerialScheduler retries) {
+        this(connect, 1, retryDelay, onConnected, retries);
     }
 
     /** Makes the first attempt; returns at once, whatever its outcome. */
@@ -164,9 +169,6 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
                     log.info("Connected to Redis");
                 }
                 failing = false;
-                if (first) {
-                    runPostConnect(c);
-                }
                 if (open.size() < connections) {
                     retries.execute(this::attempt);
                 }
@@ -174,10 +176,10 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
         });
     }
 
-    private void runPostConnect(StatefulConnection<String, String> c) {
+    private void runPostConnect() {
         CompletionStage<?> step;
         try {
-            step = onConnected.apply(RedisLink.asyncCommands(c));
+            step = onConnected.apply(this);
         } catch (RuntimeException e) {
             log.warn("Post-connect step failed; continuing", e);
             step = CompletableFuture.completedFuture(null);
@@ -207,9 +209,13 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
                 RedisLane lane = new RedisLane(RedisLink.asyncCommands(c), loop);
                 lanes.add(lane);
                 byLoop.putIfAbsent(loop, lane);
+                if (postConnectStarted.compareAndSet(false, true)) {
+                    // Once a call can be made: the post-connect step makes its calls through this connector.
+                    runPostConnect();
+                }
                 settleIfReady();
             } else if (!closed) {
-                retries.schedule(() -> learnIoLoop(c), retryDelay.toMillis(), TimeUnit.MILLISECONDS);
+                retries.schedule(() -> learnIoLoop(c), retryDelay);
             }
         });
     }
@@ -224,7 +230,7 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
         }
         failing = true;
         firstOutcome.complete(false);
-        retries.schedule(this::attempt, retryDelay.toMillis(), TimeUnit.MILLISECONDS);
+        retries.schedule(this::attempt, retryDelay);
     }
 
     private static String rootMessage(Throwable error) {
@@ -239,7 +245,7 @@ public final class RedisConnector implements RedisLink, AutoCloseable {
     public void close() {
         closed = true;
         firstOutcome.complete(false);
-        retries.shutdownNow();
+        retries.close();
         lanes.clear();
         byLoop.clear();
         for (StatefulConnection<String, String> c : open) {

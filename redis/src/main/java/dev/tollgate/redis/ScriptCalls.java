@@ -37,6 +37,9 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A {@link CallGate} (the circuit breaker) is asked before each call is written, and told how
  * it went: Redis is judged by its calls, however many requests each one carries.
+ * Gate and observer belong to one instance: background calls (heartbeats, the start-up warm-up)
+ * run on instances of their own without them, so they never open the requests' breaker nor show
+ * in the requests' latency metric.
  *
  * <p>The deadline is judged on a {@link MonotonicClock}: the I/O loop's timer only says when to look.
  * On the production clock ({@link MonotonicClock#system()}, the one Netty's timers run on) the
@@ -107,6 +110,26 @@ public final class ScriptCalls {
      * Over a cluster, all keys must hash to one slot.
      */
     public CompletableFuture<long[]> call(LuaScript script, String[] keys, long[] args) {
+        return start(script, keys, args, null);
+    }
+
+    /**
+     * Runs {@code script} on {@code keys} with text {@code args} (an instance id, say), as
+     * {@link #call(LuaScript, String[], long[])} does.
+     */
+    public CompletableFuture<long[]> call(LuaScript script, String[] keys, String... args) {
+        return start(script, keys, null, args);
+    }
+
+    /**
+     * The failure a stage completed with: the cause of a {@link CompletionException} (what a
+     * dependent stage sees) rather than the wrapper itself.
+     */
+    public static Throwable failureOf(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
+
+    private CompletableFuture<long[]> start(LuaScript script, String[] keys, long[] args, String[] textArgs) {
         RedisLane lane = link.laneOrNull();
         if (lane == null) {
             // Redis cannot be asked at all: a failure of Redis's for the breaker too, so that it opens
@@ -119,7 +142,7 @@ public final class ScriptCalls {
         }
         RedisClusterAsyncCommands<String, String> commands = lane.commands();
         EventExecutor io = lane.ioLoop();
-        Call call = new Call(commands, io, ThreadExecutorMap.currentExecutor(), script, keys, args);
+        Call call = new Call(commands, io, ThreadExecutorMap.currentExecutor(), script, keys, args, textArgs);
         if (io.inEventLoop()) {
             call.write();
         } else {
@@ -137,6 +160,7 @@ public final class ScriptCalls {
         private final LuaScript script;
         private final String[] keys;
         private final long[] args;
+        private final String[] textArgs;
         private final CompletableFuture<long[]> result = new CompletableFuture<>();
         private long writtenAt;
         private ScheduledFuture<?> deadline;
@@ -145,13 +169,14 @@ public final class ScriptCalls {
         private boolean lookedAgain;
 
         Call(RedisClusterAsyncCommands<String, String> commands, EventExecutor io, EventExecutor origin,
-             LuaScript script, String[] keys, long[] args) {
+             LuaScript script, String[] keys, long[] args, String[] textArgs) {
             this.commands = commands;
             this.io = io;
             this.origin = origin;
             this.script = script;
             this.keys = keys;
             this.args = args;
+            this.textArgs = textArgs;
         }
 
         void write() {
@@ -168,8 +193,14 @@ public final class ScriptCalls {
         private void dispatch(CommandType type, String scriptArgument) {
             CommandArgs<String, String> commandArgs = new CommandArgs<>(StringCodec.UTF8)
                     .add(scriptArgument).add(keys.length).addKeys(keys);
-            for (long arg : args) {
-                commandArgs.add(arg);
+            if (args != null) {
+                for (long arg : args) {
+                    commandArgs.add(arg);
+                }
+            } else {
+                for (String arg : textArgs) {
+                    commandArgs.add(arg);
+                }
             }
             try {
                 commands.dispatch(type, new LongsOutput(), commandArgs).whenComplete(this::replied);
@@ -182,7 +213,7 @@ public final class ScriptCalls {
             if (done) {
                 return; // past the deadline: the request was decided without this answer
             }
-            Throwable cause = unwrap(error);
+            Throwable cause = failureOf(error);
             if (cause instanceof RedisNoScriptException && !retried) {
                 retried = true;
                 dispatch(CommandType.EVAL, script.source());
@@ -244,9 +275,5 @@ public final class ScriptCalls {
                 result.complete(reply);
             }
         }
-    }
-
-    private static Throwable unwrap(Throwable error) {
-        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
 }

@@ -36,7 +36,7 @@ class InstanceHeartbeatTest {
 
     @Test
     void countsInstancesThatBeatWithinTheirTimeToLive() {
-        InstanceHeartbeat heartbeat = new InstanceHeartbeat(RedisLink.of(connection), "count-test");
+        InstanceHeartbeat heartbeat = new InstanceHeartbeat(RedisLink.of(connection), "count-test", Duration.ofSeconds(5));
         assertThat(beat(heartbeat, "a")).isEqualTo(1);
         assertThat(beat(heartbeat, "b")).isEqualTo(2);
         assertThat(beat(heartbeat, "a")).isEqualTo(2);
@@ -51,7 +51,7 @@ class InstanceHeartbeatTest {
 
     @Test
     void aLeavingInstanceIsNoLongerCounted() {
-        InstanceHeartbeat heartbeat = new InstanceHeartbeat(RedisLink.of(connection), "leave-test");
+        InstanceHeartbeat heartbeat = new InstanceHeartbeat(RedisLink.of(connection), "leave-test", Duration.ofSeconds(5));
         beat(heartbeat, "a");
         beat(heartbeat, "b");
         heartbeat.leave("b").toCompletableFuture().join();
@@ -70,8 +70,32 @@ class InstanceHeartbeatTest {
             public boolean isCluster() {
                 return false;
             }
-        }, "none");
+        }, "none", Duration.ofSeconds(5));
         assertThat(heartbeat.beat("a", Duration.ofSeconds(1)).toCompletableFuture())
                 .isCompletedExceptionally();
+    }
+
+    @Test
+    void aBeatAfterTheScriptsWereFlushedLoadsItsScriptAgain() {
+        InstanceHeartbeat heartbeat = new InstanceHeartbeat(RedisLink.of(connection), "flush-test", Duration.ofSeconds(5));
+        assertThat(beat(heartbeat, "a")).isEqualTo(1);
+        connection.sync().scriptFlush();
+        assertThat(beat(heartbeat, "b")).as("NOSCRIPT answered by EVAL").isEqualTo(2);
+    }
+
+    @Test
+    void aBeatRedisDoesNotAnswerFailsAtItsDeadline() {
+        InstanceHeartbeat heartbeat = new InstanceHeartbeat(RedisLink.of(connection), "deadline-test",
+                Duration.ofMillis(100));
+        beat(heartbeat, "a");
+        server.freeze();
+        try {
+            assertThat(heartbeat.beat("a", Duration.ofSeconds(3)).toCompletableFuture())
+                    .failsWithin(Duration.ofSeconds(5))
+                    .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                    .withCauseInstanceOf(ReplyTimeoutException.class);
+        } finally {
+            server.thaw();
+        }
     }
 }

@@ -178,4 +178,22 @@ class ScriptCallsTest {
             Thread.currentThread().interrupt();
         }
     }
+
+    @Test
+    void textArgumentsReachTheScriptAsTheyAre() throws Exception {
+        ScriptCalls calls = new ScriptCalls(link, Duration.ofSeconds(5), MonotonicClock.system());
+        LuaScript heartbeat = LuaScript.fromResource(InstanceHeartbeat.SCRIPT_RESOURCE);
+        assertThat(calls.call(heartbeat, new String[] {"text-args"}, "instance-a", "3000").get(5, TimeUnit.SECONDS))
+                .containsExactly(1L);
+        assertThat(redis.connection.sync().zscore("text-args", "instance-a")).isNotNull();
+    }
+
+    @Test
+    void theFailureOfAStageIsTheCauseOfItsCompletionException() {
+        IllegalStateException cause = new IllegalStateException("refused");
+        assertThat(ScriptCalls.failureOf(new java.util.concurrent.CompletionException(cause))).isSameAs(cause);
+        assertThat(ScriptCalls.failureOf(cause)).isSameAs(cause);
+        java.util.concurrent.CompletionException bare = new java.util.concurrent.CompletionException("no cause", null);
+        assertThat(ScriptCalls.failureOf(bare)).isSameAs(bare);
+    }
 }

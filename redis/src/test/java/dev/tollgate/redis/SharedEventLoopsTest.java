@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.tollgate.core.BucketKey;
 import dev.tollgate.core.Decision;
 import dev.tollgate.core.MonotonicClock;
+import dev.tollgate.core.SerialScheduler;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.testkit.RedisServer;
 import io.lettuce.core.RedisURI;
@@ -46,7 +47,8 @@ class SharedEventLoopsTest {
             assertThat(client.connections()).isEqualTo(3);
             assertThat(client.onGatewayLoops()).isTrue();
             try (RedisConnector connector = new RedisConnector(client::connect, client.connections(),
-                    Duration.ofMillis(100), commands -> CompletableFuture.completedFuture(null))) {
+                    Duration.ofMillis(100), link -> CompletableFuture.completedFuture(null),
+                    SerialScheduler.daemonThread("test-redis-connector"))) {
                 connector.start();
                 await().atMost(Duration.ofSeconds(10)).until(() -> connector.lanes() == 3);
                 RedisBucketStore store = new RedisBucketStore(new ScriptCalls(connector, Duration.ofSeconds(5), MonotonicClock.system()));

@@ -1,33 +1,65 @@
 package dev.tollgate.spring.autoconfigure;
 
-import dev.tollgate.core.DaemonThreads;
+import dev.tollgate.core.SerialScheduler;
 import java.time.Duration;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A periodic job on a daemon thread of its own, stopped with the application. A bean of this type
- * rather than a {@code ScheduledExecutorService}: an application's scheduling would otherwise find
- * an executor bean of Tollgate's and might use it for its own tasks.
+ * A periodic job on a {@link SerialScheduler} of its own: nothing runs before {@link #start()}, each
+ * run starts one period after the previous one ended, and {@link #close()} stops it with its
+ * scheduler. A run that throws is logged and the next one comes as usual: one bad run (Redis gone
+ * while leases are given back, say) must not end the job for the rest of the application's life.
+ *
+ * <p>Wired as a {@link dev.tollgate.spring.lifecycle.BackgroundService}, never as a bare bean of an
+ * executor type: an application's scheduling would otherwise find an executor bean of Tollgate's and
+ * might use it for its own tasks.
  */
 final class BackgroundTask implements AutoCloseable {
 
-    private final ScheduledExecutorService executor;
+    private static final Logger log = LoggerFactory.getLogger(BackgroundTask.class);
 
-    private BackgroundTask(ScheduledExecutorService executor) {
-        this.executor = executor;
+    private final String name;
+    private final Duration period;
+    private final Runnable task;
+    private final SerialScheduler scheduler;
+
+    private BackgroundTask(String name, Duration period, Runnable task, SerialScheduler scheduler) {
+        if (period.isNegative() || period.isZero()) {
+            throw new IllegalArgumentException(name + ": the period must be positive, was " + period);
+        }
+        this.name = name;
+        this.period = period;
+        this.task = task;
+        this.scheduler = scheduler;
     }
 
-    /** Runs {@code task} every {@code period}, the first time one period from now. */
+    /** {@code task} every {@code period} on a daemon thread named {@code threadName}, once started. */
     static BackgroundTask every(String threadName, Duration period, Runnable task) {
-        ScheduledExecutorService executor = DaemonThreads.scheduler(threadName);
-        long millis = period.toMillis();
-        executor.scheduleWithFixedDelay(task, millis, millis, TimeUnit.MILLISECONDS);
-        return new BackgroundTask(executor);
+        return every(threadName, period, task, SerialScheduler.daemonThread(threadName));
+    }
+
+    /** {@code task} every {@code period} on {@code scheduler} (which it closes), once started. */
+    static BackgroundTask every(String name, Duration period, Runnable task, SerialScheduler scheduler) {
+        return new BackgroundTask(name, period, task, scheduler);
+    }
+
+    /** The first run one period from now. Call once. */
+    void start() {
+        scheduler.schedule(this::runAndScheduleNext, period);
+    }
+
+    private void runAndScheduleNext() {
+        try {
+            task.run();
+        } catch (RuntimeException e) {
+            log.warn("{} failed; it runs again in {} ms", name, period.toMillis(), e);
+        }
+        scheduler.schedule(this::runAndScheduleNext, period);
     }
 
     @Override
     public void close() {
-        executor.shutdownNow();
+        scheduler.close();
     }
 }

@@ -4,6 +4,8 @@ import dev.tollgate.core.LeasingBucketStore;
 import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.redis.RedisBucketStore;
 import dev.tollgate.redis.RedisTokenLeaseSource;
+import dev.tollgate.spring.lifecycle.BackgroundService;
+import dev.tollgate.spring.lifecycle.LifecyclePhase;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import org.springframework.context.annotation.Bean;
@@ -36,9 +38,17 @@ class HotKeyLeaseConfiguration {
         return leasing;
     }
 
-    /** Gives back leases of keys that went quiet, once per lease time-to-live. */
-    @Bean(destroyMethod = "close")
-    BackgroundTask leaseReturns(LeasingBucketStore leasing, HotKeyProperties hotKeys) {
-        return BackgroundTask.every("tollgate-lease-returns", hotKeys.leases().ttl(), leasing::returnExpiredLeases);
+    /**
+     * Gives back leases of keys that went quiet, once per lease time-to-live; at stop, every lease
+     * still held (the leasing store's close), while the connections and the heartbeat are still there.
+     */
+    @Bean
+    BackgroundService leaseReturns(LeasingBucketStore leasing, HotKeyProperties hotKeys) {
+        BackgroundTask returns = BackgroundTask.every("tollgate-lease-returns", hotKeys.leases().ttl(),
+                leasing::returnExpiredLeases);
+        return BackgroundService.of("leaseReturns", LifecyclePhase.WORK, returns::start, () -> {
+            returns.close();
+            leasing.close();
+        });
     }
 }

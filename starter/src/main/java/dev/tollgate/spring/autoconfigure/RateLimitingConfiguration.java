@@ -26,6 +26,8 @@ import dev.tollgate.spring.instances.SavedInstanceCount;
 import dev.tollgate.spring.limiter.DecisionMetrics;
 import dev.tollgate.spring.limiter.FailoverRateLimiter;
 import dev.tollgate.spring.limiter.RateLimiterHealthIndicator;
+import dev.tollgate.spring.lifecycle.BackgroundService;
+import dev.tollgate.spring.lifecycle.LifecyclePhase;
 import dev.tollgate.spring.localstate.LocalState;
 import dev.tollgate.spring.localstate.LocalStateDirectory;
 import dev.tollgate.spring.tenant.TenantResolver;
@@ -70,6 +72,7 @@ class RateLimitingConfiguration {
     /**
      * N for the local fallback: heartbeats in Redis, then in PostgreSQL (with {@code source=database}),
      * then the count last learnt or saved in the local state; never below {@code tollgate.fallback.instances}.
+     * Constructed only: {@link #heartbeats} starts and stops it.
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
@@ -90,11 +93,19 @@ class RateLimitingConfiguration {
         LiveInstances instances = new LiveInstances(stores, folder == null ? null : new SavedInstanceCount(folder),
                 fallback.instances(), fallback.heartbeatInterval(), fallback.heartbeatTtl(),
                 SerialScheduler::daemonThread);
-        instances.start();
         Gauge.builder("tollgate.fallback.instances", instances, LiveInstances::count)
                 .description("Instance count the local fallback divides limits by")
                 .register(meters.registry());
         return instances;
+    }
+
+    /**
+     * Puts this instance's heartbeats on at start and takes them off at stop ({@link LifecyclePhase#PRESENCE}:
+     * after the work, before the connections close).
+     */
+    @Bean
+    BackgroundService heartbeats(LiveInstances liveInstances) {
+        return BackgroundService.of("heartbeats", LifecyclePhase.PRESENCE, liveInstances::start, liveInstances);
     }
 
     @Bean
@@ -104,9 +115,11 @@ class RateLimitingConfiguration {
     }
 
     /** Drops full local buckets now and then, so the fallback's memory follows active tenants only. */
-    @Bean(destroyMethod = "close")
-    BackgroundTask fallbackEviction(LocalFallbackLimiter limiter, FallbackProperties fallback) {
-        return BackgroundTask.every("tollgate-fallback-eviction", fallback.evictionInterval(), limiter::evictFullBuckets);
+    @Bean
+    BackgroundService fallbackEviction(LocalFallbackLimiter limiter, FallbackProperties fallback) {
+        BackgroundTask eviction = BackgroundTask.every("tollgate-fallback-eviction", fallback.evictionInterval(),
+                limiter::evictFullBuckets);
+        return BackgroundService.of("fallbackEviction", LifecyclePhase.WORK, eviction::start, eviction);
     }
 
     @Bean

@@ -2,24 +2,25 @@ package dev.tollgate.spring.autoconfigure;
 
 import dev.tollgate.core.BucketKey;
 import dev.tollgate.core.BucketLimits;
-import dev.tollgate.core.LeasingBucketStore;
 import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.core.RateLimitRule;
+import dev.tollgate.core.SerialScheduler;
 import dev.tollgate.redis.DedicatedRedisClient;
 import dev.tollgate.redis.InstanceHeartbeat;
-import dev.tollgate.redis.LuaScript;
 import dev.tollgate.redis.RedisBucketStore;
 import dev.tollgate.redis.RedisConnector;
+import dev.tollgate.redis.RedisLane;
+import dev.tollgate.redis.RedisLink;
 import dev.tollgate.redis.RedisTokenLeaseSource;
 import dev.tollgate.redis.ScriptCalls;
 import dev.tollgate.spring.limiter.CircuitBreakerGate;
-import dev.tollgate.spring.instances.LiveInstances;
 import dev.tollgate.spring.limiter.DecisionMetrics;
+import dev.tollgate.spring.lifecycle.BackgroundService;
+import dev.tollgate.spring.lifecycle.LifecyclePhase;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.netty.channel.EventLoopGroup;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -81,16 +82,29 @@ class RedisStoreConfiguration {
         return factory.getLoopResources().onServer(LoopResources.DEFAULT_NATIVE);
     }
 
+    /** Constructed only: it connects when {@link #redisConnection} starts. */
     @Bean(destroyMethod = "close")
-    RedisConnector redisConnector(DedicatedRedisClient tollgateRedisClient, RedisGuardProperties guard) {
-        RedisConnector connector = new RedisConnector(tollgateRedisClient::connect, tollgateRedisClient.connections(),
-                guard.connectRetryDelay(), RedisStoreConfiguration::warmUp);
-        connector.start();
-        if (!connector.awaitFirstOutcome(guard.startupWait())) {
-            log.warn("Starting without Redis (not connected within tollgate.redis.startup-wait={} or refused);"
-                    + " decisions use the local fallback until it connects", guard.startupWait());
-        }
-        return connector;
+    RedisConnector redisConnector(DedicatedRedisClient tollgateRedisClient, RedisEndpoint endpoint,
+                                  RedisGuardProperties guard) {
+        return new RedisConnector(tollgateRedisClient::connect, tollgateRedisClient.connections(),
+                guard.connectRetryDelay(), link -> warmUp(link, endpoint),
+                SerialScheduler.daemonThread("tollgate-redis-connector"));
+    }
+
+    /**
+     * Connects to Redis at start, first of Tollgate's components, and waits up to
+     * {@code tollgate.redis.startup-wait} for the first attempt to settle, so that when Redis is there
+     * the first requests are decided by it; closes the connections at stop, last.
+     */
+    @Bean
+    BackgroundService redisConnection(RedisConnector redisConnector, RedisGuardProperties guard) {
+        return BackgroundService.of("redisConnection", LifecyclePhase.CONNECTIONS, () -> {
+            redisConnector.start();
+            if (!redisConnector.awaitFirstOutcome(guard.startupWait())) {
+                log.warn("Starting without Redis (not connected within tollgate.redis.startup-wait={} or refused);"
+                        + " decisions use the local fallback until it connects", guard.startupWait());
+            }
+        }, redisConnector);
     }
 
     /**
@@ -117,36 +131,34 @@ class RedisStoreConfiguration {
         return new RedisTokenLeaseSource(scriptCalls);
     }
 
+    /**
+     * Beats with the reply deadline of Tollgate's other background Redis commands
+     * ({@code spring.data.redis.timeout}), outside the requests' circuit breaker and metrics.
+     */
     @Bean
-    InstanceHeartbeat instanceHeartbeat(RedisConnector redisConnector) {
-        return new InstanceHeartbeat(redisConnector, InstanceHeartbeat.DEFAULT_KEY);
-    }
-
-    /** Leases back, heartbeat off, connections closed: before the shared event loops stop. */
-    @Bean
-    RedisWorkShutdown redisWorkShutdown(ObjectProvider<LeasingBucketStore> leasing,
-                                        ObjectProvider<LiveInstances> instances, RedisConnector redisConnector) {
-        List<AutoCloseable> steps = new ArrayList<>();
-        leasing.ifAvailable(steps::add);
-        instances.ifAvailable(steps::add);
-        steps.add(redisConnector);
-        return new RedisWorkShutdown(steps);
+    InstanceHeartbeat instanceHeartbeat(RedisConnector redisConnector, RedisEndpoint endpoint) {
+        return new InstanceHeartbeat(redisConnector, InstanceHeartbeat.DEFAULT_KEY, endpoint.commandTimeout());
     }
 
     /**
-     * Loads the scripts as soon as we connect and runs the bucket script a few times on a bucket of
-     * its own, so that the first requests meet neither NOSCRIPT nor cold code on the Redis side.
+     * Loads the scripts as soon as a call can be made and runs the bucket script a few times on a
+     * bucket of its own, through a bucket store like the requests' (but outside their circuit breaker
+     * and metrics), so that the first requests meet neither NOSCRIPT nor cold code on the Redis side.
      */
-    private static CompletionStage<?> warmUp(RedisClusterAsyncCommands<String, String> redis) {
+    private static CompletionStage<?> warmUp(RedisLink link, RedisEndpoint endpoint) {
+        RedisLane lane = link.laneOrNull();
+        if (lane == null) {
+            return CompletableFuture.completedFuture(null); // the connection went again: nothing to warm
+        }
+        RedisClusterAsyncCommands<String, String> redis = lane.commands();
+        RedisBucketStore store = new RedisBucketStore(
+                new ScriptCalls(link, endpoint.commandTimeout(), MonotonicClock.system()));
         BucketKey key = new BucketKey("tollgate-warm-up", "warm-up");
         BucketLimits limits = RateLimitRule.of(1, 1000).limits();
-        LuaScript script = RedisBucketStore.SCRIPT;
-        CompletionStage<?> chain = redis.scriptLoad(script.source())
+        CompletionStage<?> chain = redis.scriptLoad(RedisBucketStore.SCRIPT.source())
                 .thenCompose(sha -> redis.scriptLoad(RedisTokenLeaseSource.leaseScript().source()));
         for (int i = 0; i < WARM_UP_CALLS; i++) {
-            chain = chain.thenCompose(ignored -> script.run(redis, io.lettuce.core.ScriptOutputType.MULTI,
-                    new String[] {key.redisKey()}, Long.toString(limits.capacityMicros()),
-                    Long.toString(limits.refillMicrosPerMilli()), Long.toString(limits.costMicros())));
+            chain = chain.thenCompose(ignored -> store.tryAcquire(key, limits));
         }
         return chain;
     }

@@ -72,6 +72,7 @@ public final class LiveInstances implements AutoCloseable {
     private final String instanceId;
     private final int savedAtStart; // 0 = none
     private volatile int lastLearnt; // 0 = never learnt
+    private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile Count lastReported;
     private int lastSaved;
@@ -106,8 +107,14 @@ public final class LiveInstances implements AutoCloseable {
         }
     }
 
-    /** Beats in every store now, then every heartbeat interval. */
+    /**
+     * Beats in every store now, then every heartbeat interval. Once: a second call (an application
+     * that starts its own instance, which Tollgate's lifecycle starts too) changes nothing.
+     */
     public void start() {
+        if (!started.compareAndSet(false, true)) {
+            return;
+        }
         for (StoreState state : stores) {
             state.scheduler.execute(() -> beatPeriodically(state));
         }

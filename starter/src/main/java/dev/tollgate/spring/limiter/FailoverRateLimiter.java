@@ -6,9 +6,9 @@ import dev.tollgate.core.Decision;
 import dev.tollgate.core.LocalFallbackLimiter;
 import dev.tollgate.core.ShardedBucketStore;
 import dev.tollgate.redis.CallRefusedException;
+import dev.tollgate.redis.ScriptCalls;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -83,7 +83,7 @@ public final class FailoverRateLimiter {
     }
 
     private SourcedDecision failed(BucketRequest request, Throwable error) {
-        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        Throwable cause = ScriptCalls.failureOf(error);
         if (!(cause instanceof CallRefusedException)) {
             metrics.redisFailure(cause); // a call the breaker refused is no failure of Redis's
         }

@@ -17,6 +17,8 @@ import dev.tollgate.spring.filter.TollgateRateLimiter;
 import dev.tollgate.spring.filter.UnlimitedRateLimiter;
 import dev.tollgate.spring.limiter.DecisionMetrics;
 import dev.tollgate.spring.limiter.FailoverRateLimiter;
+import dev.tollgate.spring.lifecycle.BackgroundService;
+import dev.tollgate.spring.lifecycle.LifecyclePhase;
 import dev.tollgate.spring.localstate.LocalState;
 import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.spring.tenant.TenantResolver;
@@ -27,13 +29,21 @@ import io.github.resilience4j.core.IntervalFunction;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -208,5 +218,118 @@ class TollgateAutoConfigurationTest {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(RedisConnector.class).isConnected()).isFalse();
                 }));
+    }
+
+    /**
+     * Starts before every component of Tollgate's (below {@link LifecyclePhase#CONNECTIONS}) and notes
+     * what it finds then: what the {@code @Bean} methods alone have done.
+     */
+    static final class BeforeTollgateStarts implements SmartLifecycle {
+        private final ApplicationContext context;
+        volatile int lanes = -1;
+        volatile boolean connected;
+        final List<String> running = new ArrayList<>();
+        private volatile boolean started;
+
+        BeforeTollgateStarts(ApplicationContext context) {
+            this.context = context;
+        }
+
+        @Override
+        public void start() {
+            RedisConnector connector = context.getBean(RedisConnector.class);
+            lanes = connector.lanes();
+            connected = connector.isConnected();
+            context.getBeansOfType(BackgroundService.class).forEach((name, service) -> {
+                if (service.isRunning()) {
+                    running.add(name);
+                }
+            });
+            started = true;
+        }
+
+        @Override
+        public void stop() {
+            started = false;
+        }
+
+        @Override
+        public boolean isRunning() {
+            return started;
+        }
+
+        @Override
+        public int getPhase() {
+            return LifecyclePhase.CONNECTIONS.value() - 1;
+        }
+    }
+
+    /** Records the order Spring starts and stops Tollgate's background components in. */
+    @Configuration(proxyBeanMethods = false)
+    static class LifecycleProbes {
+        static final List<String> STARTED = new ArrayList<>();
+        static final List<String> STOPPED = new ArrayList<>();
+
+        @Bean
+        BeforeTollgateStarts beforeTollgateStarts(ApplicationContext context) {
+            return new BeforeTollgateStarts(context);
+        }
+
+        @Bean
+        static BeanPostProcessor recordingBackgroundServices() {
+            return new BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String beanName) {
+                    if (!(bean instanceof BackgroundService service)) {
+                        return bean;
+                    }
+                    LifecyclePhase phase = Arrays.stream(LifecyclePhase.values())
+                            .filter(p -> p.value() == service.getPhase()).findFirst().orElseThrow();
+                    return BackgroundService.of(service.name(), phase, () -> {
+                        STARTED.add(service.name());
+                        service.start();
+                    }, () -> {
+                        STOPPED.add(service.name());
+                        service.stop();
+                    });
+                }
+            };
+        }
+    }
+
+    @Test
+    void theBeanMethodsOnlyConstruct_theComponentsStartInTheirPhasesAndStopInReverse() {
+        LifecycleProbes.STARTED.clear();
+        LifecycleProbes.STOPPED.clear();
+        runner.withUserConfiguration(LifecycleProbes.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            BeforeTollgateStarts before = context.getBean(BeforeTollgateStarts.class);
+            assertThat(before.lanes).as("no connection before the start").isZero();
+            assertThat(before.connected).isFalse();
+            assertThat(before.running).as("no component running before the start").isEmpty();
+
+            Map<String, LifecyclePhase> phases = new TreeMap<>();
+            context.getBeansOfType(BackgroundService.class).forEach((name, service) -> phases.put(name,
+                    Arrays.stream(LifecyclePhase.values()).filter(p -> p.value() == service.getPhase())
+                            .findFirst().orElseThrow()));
+            assertThat(phases)
+                    .containsEntry("redisConnection", LifecyclePhase.CONNECTIONS)
+                    .containsEntry("heartbeats", LifecyclePhase.PRESENCE)
+                    .containsEntry("leaseReturns", LifecyclePhase.WORK)
+                    .containsEntry("fallbackEviction", LifecyclePhase.WORK);
+            assertThat(context.getBeansOfType(BackgroundService.class).values()).allMatch(BackgroundService::isRunning);
+            assertThat(context.getBean(RedisConnector.class).lanes()).as("connected at start")
+                    .isEqualTo(context.getBean(DedicatedRedisClient.class).connections());
+        });
+        assertThat(LifecycleProbes.STARTED).startsWith("redisConnection");
+        assertThat(LifecycleProbes.STARTED.indexOf("heartbeats"))
+                .isLessThan(LifecycleProbes.STARTED.indexOf("leaseReturns"))
+                .isLessThan(LifecycleProbes.STARTED.indexOf("fallbackEviction"));
+        // Leases back first, then the heartbeat off, then the connections closed.
+        assertThat(LifecycleProbes.STOPPED).endsWith("heartbeats", "redisConnection");
+        assertThat(LifecycleProbes.STOPPED.indexOf("leaseReturns"))
+                .isLessThan(LifecycleProbes.STOPPED.indexOf("heartbeats"));
+        assertThat(LifecycleProbes.STOPPED.indexOf("fallbackEviction"))
+                .isLessThan(LifecycleProbes.STOPPED.indexOf("heartbeats"));
     }
 }

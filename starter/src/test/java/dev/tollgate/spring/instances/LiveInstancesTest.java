@@ -220,4 +220,16 @@ class LiveInstancesTest {
         LiveInstances instances = started(1, saved());
         assertThat(instances.current()).isEqualTo(new LiveInstances.Count(1, "configured"));
     }
+
+    @Test
+    void aSecondStartChangesNothing() {
+        redis.answer = 2;
+        LiveInstances instances = started(1, null);
+        assertThat(redis.asked).isEqualTo(1);
+        instances.start();
+        scheduler.runDue();
+        assertThat(redis.asked).as("no second round of beats").isEqualTo(1);
+        scheduler.advance(INTERVAL);
+        assertThat(redis.asked).isEqualTo(2);
+    }
 }
