@@ -24,8 +24,15 @@ public record TokenBucket(long capacity, double refillPerSecond) implements Allo
         return capacity;
     }
 
-    /** The bucket's limits in micro-tokens per ms, for requests costing {@code cost} tokens (1 to capacity). */
+    /**
+     * The bucket's limits in the arithmetic's units (micro-tokens, ms) for a request costing
+     * {@code cost} tokens. A cost above the capacity is kept as it is: such a request never passes.
+     */
     public BucketLimits limits(long cost) {
-        return new RateLimitRule(capacity, refillPerSecond, cost).limits();
+        if (cost < 1 || cost > LimitCharge.MAX_COST) {
+            throw new IllegalArgumentException("cost must be between 1 and " + LimitCharge.MAX_COST + ", was " + cost);
+        }
+        BucketLimits rule = RateLimitRule.of(capacity, refillPerSecond).limits();
+        return new BucketLimits(rule.capacityMicros(), rule.refillMicrosPerMilli(), cost * BucketLimits.MICROS_PER_TOKEN);
     }
 }
