@@ -25,7 +25,11 @@ import java.util.Map;
  *             time the bucket refills by {@link TokenBucketMath#refill} and the time becomes
  *             {@code now}, otherwise nothing refills and the stored time stays (Redis's clock stepped
  *             back: a step back never mints tokens). It has room if the cost, in micro-tokens, is at
- *             most the tokens;</li>
+ *             most the tokens. Waits (retry, reset) count from the time that is written if the
+ *             request is admitted; if it is rejected nothing is written, so they count from the
+ *             stored time: after a step back of more than one fill time the wait is then until
+ *             Redis's clock passes the stored time (today's {@code token_bucket.lua} reports one fill
+ *             time there, too short: a retry at that time is rejected again);</li>
  *         <li><b>calendar quota</b>: the window is the one holding {@code now}, except that a stored
  *             count for a later window (the clock stepped back) keeps counting in that later window, so
  *             a step back never reopens a spent window; a count for an earlier window is dropped. It
@@ -95,23 +99,26 @@ public final class ReferenceLimitEvaluator {
         long rate = limits.refillMicrosPerMilli();
         long fillMillis = limits.millisToFill();
         long tokens = capacity;
-        long ts = now;
+        long storedTs = now;
         if (before instanceof LimitState.Bucket stored) {
             tokens = Math.min(stored.tokens(), capacity);
-            ts = Math.min(stored.tsMillis(), now + fillMillis);
+            storedTs = stored.tsMillis();
         }
+        long ts = Math.min(storedTs, now + fillMillis);
         if (now > ts) {
             tokens = TokenBucketMath.refill(tokens, now - ts, limits);
             ts = now;
         }
-        long lag = ts - now;
         long cost = limits.costMicros();
         boolean hasRoom = cost <= tokens;
         long takenTo = hasRoom ? tokens - cost : tokens;
         LimitState after = new LimitState.Bucket(takenTo, ts);
+        // Waits are counted from the time the bucket will hold: the one written (ts) if the request
+        // is admitted; the stored one if not, since nothing is written and, until Redis's clock
+        // passes it, nothing refills.
         return new Step(hasRoom, after,
-                bucketOutcome(charge, hasRoom, takenTo, lag, limits),
-                bucketOutcome(charge, hasRoom, tokens, lag, limits));
+                bucketOutcome(charge, hasRoom, takenTo, ts - now, limits),
+                bucketOutcome(charge, hasRoom, tokens, Math.max(storedTs, now) - now, limits));
     }
 
     private static LimitOutcome bucketOutcome(LimitCharge charge, boolean hasRoom, long tokens, long lag,

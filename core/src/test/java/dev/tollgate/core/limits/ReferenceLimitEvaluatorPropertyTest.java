@@ -44,7 +44,7 @@ class ReferenceLimitEvaluatorPropertyTest {
 
     @Test
     void decisionsMatchABruteForceModelAndNeverOverAdmit() {
-        forAll(200, random -> {
+        forAll(150, random -> {
             List<Limit> limits = randomLimits(random);
             ReferenceLimitEvaluator evaluator = new ReferenceLimitEvaluator();
             BruteForce model = new BruteForce();
@@ -80,14 +80,38 @@ class ReferenceLimitEvaluatorPropertyTest {
                 if (charges.stream().allMatch(c -> c.limit().shadow())) {
                     assertThat(decision.admitted()).isTrue();
                 }
+                decision.closestToExhaustion().ifPresent(closest -> assertThat(decision.outcomes())
+                        .filteredOn(o -> !o.shadow())
+                        .allSatisfy(o -> assertThat(o.requestsLeft()).isGreaterThanOrEqualTo(closest.requestsLeft())));
                 if (decision.admitted()) {
                     model.admit(charges, room, now);
                 } else {
                     assertThat(evaluator.states()).as("a rejected request writes nothing").isEqualTo(before);
+                    assertRetryIsExact(evaluator, charges, now, decision.retryAfterMillis());
                 }
             }
             model.assertNeverOverAdmitted(limits);
         });
+    }
+
+    /**
+     * With nothing else happening, the same request passes exactly {@code retry} ms later, not a
+     * millisecond sooner (the limits that had room keep it: buckets only refill, a quota's count only
+     * starts again).
+     */
+    private static void assertRetryIsExact(ReferenceLimitEvaluator evaluator, List<LimitCharge> charges, long now,
+                                           long retry) {
+        if (retry == dev.tollgate.core.Decision.NEVER) {
+            return;
+        }
+        assertThat(copyOf(evaluator).decide(charges, now + retry).admitted()).as("admitted after the retry").isTrue();
+        assertThat(copyOf(evaluator).decide(charges, now + retry - 1).admitted()).as("rejected just before").isFalse();
+    }
+
+    private static ReferenceLimitEvaluator copyOf(ReferenceLimitEvaluator evaluator) {
+        ReferenceLimitEvaluator copy = new ReferenceLimitEvaluator();
+        evaluator.states().forEach(copy::put);
+        return copy;
     }
 
     private static List<Limit> randomLimits(SplittableRandom random) {

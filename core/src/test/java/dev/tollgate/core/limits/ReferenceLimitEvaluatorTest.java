@@ -106,6 +106,33 @@ class ReferenceLimitEvaluatorTest {
     }
 
     @Test
+    void afterAStepBackOfMoreThanAFillTimeARejectionWaitsForTheStoredTime() {
+        long t = millis("2026-12-05T12:00:00Z");
+        assertThat(request(t, ROUTE, RATE).admitted()).isTrue();
+        assertThat(request(t, ROUTE, RATE).admitted()).isTrue(); // empty, written at t
+
+        // Redis's clock steps back 10 s; RATE fills in 2 s. Nothing is written on a rejection, and
+        // nothing refills before the clock passes t: the wait is 10 s + 1 s for a token, not 2 s + 1 s.
+        MultiLimitDecision rejected = request(t - 10_000, ROUTE, RATE);
+        assertThat(rejected.admitted()).isFalse();
+        assertThat(rejected.retryAfterMillis()).isEqualTo(11_000);
+        assertThat(request(t - 10_000 + 10_999, ROUTE, RATE).admitted()).isFalse();
+        assertThat(request(t - 10_000 + 11_000, ROUTE, RATE).admitted()).isTrue();
+    }
+
+    @Test
+    void afterAStepBackAnAdmissionWritesTheBucketOneFillTimeAhead() {
+        long t = millis("2026-12-05T12:00:00Z");
+        assertThat(request(t, ROUTE, RATE).admitted()).isTrue(); // 1 token left, written at t
+
+        // 10 s back: the admission writes the bucket as of one fill time (2 s) ahead of the clock.
+        MultiLimitDecision admitted = request(t - 10_000, ROUTE, RATE);
+        assertThat(admitted.admitted()).isTrue();
+        assertThat(evaluator.state(RATE.keyFor(TENANT, ROUTE))).isEqualTo(new LimitState.Bucket(0, t - 8_000));
+        assertThat(admitted.outcomes().get(0).retryAfterMillis()).isEqualTo(2_000 + 1_000);
+    }
+
+    @Test
     void shadowLimitsAreChargedAndReportedButNeverReject() {
         long now = millis("2026-12-05T12:00:00Z");
         Limit shadowDay = new Limit("trial-day", LimitScope.tenant(), new CalendarQuota(1, QuotaPeriod.DAY), 1, true);
