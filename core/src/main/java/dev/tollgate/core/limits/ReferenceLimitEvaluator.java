@@ -41,7 +41,8 @@ import java.util.Map;
  *       Rejected: nothing is written, to any limit, and each outcome reports the limit as it stood
  *       (for a key charged twice in one request, as the earlier charge would have left it).</li>
  * </ol>
- * All arithmetic is on longs, far below 2<sup>53</sup> (see {@link BucketLimits}, {@link CalendarQuota#MAX_QUOTA}).
+ * A state of the other kind (a limit that changed from a bucket to a quota under the same name) counts
+ * as missing. All arithmetic is on longs, far below 2<sup>53</sup> (see {@link BucketLimits}, {@link CalendarQuota#MAX_QUOTA}).
  */
 public final class ReferenceLimitEvaluator {
 
@@ -96,11 +97,10 @@ public final class ReferenceLimitEvaluator {
     private static Step bucketStep(LimitCharge charge, TokenBucket bucket, LimitState before, long now) {
         BucketLimits limits = bucket.limits(charge.cost());
         long capacity = limits.capacityMicros();
-        long rate = limits.refillMicrosPerMilli();
         long fillMillis = limits.millisToFill();
         long tokens = capacity;
         long storedTs = now;
-        if (before instanceof LimitState.Bucket stored) {
+        if (before instanceof LimitState.Bucket stored) { // anything else: a full bucket
             tokens = Math.min(stored.tokens(), capacity);
             storedTs = stored.tsMillis();
         }
