@@ -185,6 +185,16 @@ class ReferenceLimitEvaluatorTest {
     }
 
     @Test
+    void aStateOfTheOtherKindCountsAsMissing() {
+        long now = millis("2026-12-05T12:00:00Z");
+        // "rate" was a quota (spent) and is now a token bucket under the same name: a full bucket.
+        evaluator.put(RATE.keyFor(TENANT, ROUTE), new LimitState.Quota(0, 1_000));
+        assertThat(request(now, ROUTE, RATE).outcomes().get(0).remaining()).isEqualTo(1);
+        evaluator.put(DAY.keyFor(TENANT, ROUTE), new LimitState.Bucket(0, now));
+        assertThat(request(now, ROUTE, DAY).outcomes().get(0).remaining()).isEqualTo(2);
+    }
+
+    @Test
     void aKeyChargedTwiceInOneRequestSeesTheFirstCharge() {
         long now = millis("2026-12-05T12:00:00Z");
         LimitCharge two = new LimitCharge(RATE.keyFor(TENANT, ROUTE), RATE, 2);
