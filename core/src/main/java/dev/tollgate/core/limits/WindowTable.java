@@ -24,6 +24,14 @@ public final class WindowTable {
     }
 
     /**
+     * Redis's {@code TIME} reply (seconds, microseconds) as the epoch milliseconds every window and
+     * bucket is computed on, rounded down: what the scripts' {@code redis_now()} computes.
+     */
+    public static long redisMillis(long seconds, long micros) {
+        return seconds * 1000L + Math.floorDiv(micros, 1000L);
+    }
+
+    /**
      * Whether {@link #fixedOffsetStart} gives the windows of {@code period} in {@code zone}: a zone
      * that never changes its offset, and a period of fixed length.
      */

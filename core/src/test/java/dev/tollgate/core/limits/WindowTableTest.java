@@ -30,6 +30,16 @@ class WindowTableTest {
     }
 
     @Test
+    void redisTimeIsReadToTheMillisecondRoundedDown() {
+        long midnight = Instant.parse("2027-01-01T00:00:00Z").getEpochSecond();
+        // TIME at 23:59:59.999999 is still the old day; at 00:00:00.000000 the new one.
+        long lastMicro = WindowTable.redisMillis(midnight - 1, 999_999);
+        assertThat(lastMicro).isEqualTo(midnight * 1000 - 1);
+        assertThat(CalendarWindow.containing(QuotaPeriod.DAY, ZoneOffset.UTC, lastMicro).endMillis()).isEqualTo(midnight * 1000);
+        assertThat(WindowTable.redisMillis(midnight, 0)).isEqualTo(midnight * 1000);
+    }
+
+    @Test
     void zonesWithChangesAndMonthsAreNotArithmetic() {
         assertThat(WindowTable.isArithmetic(QuotaPeriod.DAY, ZoneId.of("Europe/Berlin"))).isFalse();
         assertThat(WindowTable.isArithmetic(QuotaPeriod.MONTH, ZoneOffset.UTC)).isFalse();
