@@ -1,0 +1,35 @@
+package dev.tollgate.core.limits;
+
+import dev.tollgate.core.InvalidRuleException;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/** The calendar period a {@link CalendarQuota} counts in; see {@link CalendarWindow} for the exact windows. */
+public enum QuotaPeriod {
+    MINUTE, HOUR, DAY, MONTH;
+
+    /** The name written in configuration and the admin API: {@code minute}, {@code hour}, ... */
+    public String wireName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * The period named {@code value} as written in configuration ({@code minute | hour | day | month},
+     * in any case).
+     *
+     * @throws InvalidRuleException on field {@code period}, listing the allowed values
+     */
+    public static QuotaPeriod parse(String value) {
+        if (value != null) {
+            for (QuotaPeriod period : values()) {
+                if (period.wireName().equalsIgnoreCase(value)) {
+                    return period;
+                }
+            }
+        }
+        throw new InvalidRuleException("period", "must be one of "
+                + Arrays.stream(values()).map(QuotaPeriod::wireName).collect(Collectors.joining(", "))
+                + ", was " + LimitText.quote(value));
+    }
+}

@@ -1,0 +1,176 @@
+package dev.tollgate.core.limits;
+
+import dev.tollgate.core.BucketLimits;
+import dev.tollgate.core.Decision;
+import dev.tollgate.core.TokenBucketMath;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The exact reference model of a decision over several limits, kept in a map: what the multi-limit
+ * Redis script and the local stores are to be checked against, one request at a time, on a time the
+ * caller passes (epoch ms on the deciding clock: Redis's {@code TIME} for the script). Not thread-safe,
+ * not meant for production traffic: it is written to be obviously right, not fast.
+ *
+ * <p>One request is decided thus, every limit on the same instant {@code now}:
+ * <ol>
+ *   <li>Each charge, in the request's order, is read from the state as the charges before it in this
+ *       request left it (a key charged twice sees the first charge's take) and brought to {@code now}:
+ *       <ul>
+ *         <li><b>token bucket</b>, as {@code bucket_refill.lua} does: a missing state is full; tokens
+ *             above the capacity (lowered since) are cut to it; a stored time more than one fill time
+ *             ahead of {@code now} is taken as one fill time ahead; if {@code now} is after the stored
+ *             time the bucket refills by {@link TokenBucketMath#refill} and the time becomes
+ *             {@code now}, otherwise nothing refills and the stored time stays (Redis's clock stepped
+ *             back: a step back never mints tokens). It has room if the cost, in micro-tokens, is at
+ *             most the tokens. Waits (retry, reset) count from the time that is written if the
+ *             request is admitted; if it is rejected nothing is written, so they count from the
+ *             stored time: after a step back of more than one fill time the wait is then until
+ *             Redis's clock passes the stored time (today's {@code token_bucket.lua} reports one fill
+ *             time there, too short: a retry at that time is rejected again);</li>
+ *         <li><b>calendar quota</b>: the window is the one holding {@code now}, except that a stored
+ *             count for a later window (the clock stepped back) keeps counting in that later window, so
+ *             a step back never reopens a spent window; a count for an earlier window is dropped. It
+ *             has room if count + cost is at most the quota.</li>
+ *       </ul></li>
+ *   <li>The request is admitted if and only if every enforced (non-shadow) limit has room.</li>
+ *   <li>Admitted: every limit's state is written, brought to {@code now} and less the cost where the
+ *       limit had room (a shadow limit without room is written uncharged: it never goes below zero).
+ *       Rejected: nothing is written, to any limit, and each outcome reports the limit as it stood
+ *       (for a key charged twice in one request, as the earlier charge would have left it).</li>
+ * </ol>
+ * A state of the other kind (a limit that changed from a bucket to a quota under the same name) counts
+ * as missing. All arithmetic is on longs, far below 2<sup>53</sup> (see {@link BucketLimits}, {@link CalendarQuota#MAX_QUOTA}).
+ */
+public final class ReferenceLimitEvaluator {
+
+    private final Map<LimitKey, LimitState> states = new HashMap<>();
+
+    /** Decides {@code charges} (one request's limits) at {@code nowMillis}, and records what it takes. */
+    public MultiLimitDecision decide(List<LimitCharge> charges, long nowMillis) {
+        Map<LimitKey, LimitState> written = new HashMap<>();
+        List<Step> steps = new ArrayList<>(charges.size());
+        boolean admitted = true;
+        for (LimitCharge charge : charges) {
+            LimitState before = written.containsKey(charge.key()) ? written.get(charge.key()) : states.get(charge.key());
+            Step step = charge.limit().allowance() instanceof TokenBucket bucket
+                    ? bucketStep(charge, bucket, before, nowMillis)
+                    : quotaStep(charge, (CalendarQuota) charge.limit().allowance(), before, nowMillis);
+            written.put(charge.key(), step.after);
+            steps.add(step);
+            admitted &= step.hasRoom || charge.limit().shadow();
+        }
+        if (admitted) {
+            states.putAll(written);
+        }
+        List<LimitOutcome> outcomes = new ArrayList<>(steps.size());
+        for (Step step : steps) {
+            outcomes.add(admitted ? step.charged : step.uncharged);
+        }
+        return new MultiLimitDecision(admitted, outcomes);
+    }
+
+    /** The state of {@code key}, {@code null} if none is kept (a full bucket, an unused quota). */
+    public LimitState state(LimitKey key) {
+        return states.get(key);
+    }
+
+    /** A copy of every state kept. */
+    public Map<LimitKey, LimitState> states() {
+        return Map.copyOf(states);
+    }
+
+    /** Sets the state of {@code key} (a test's starting point, or a state read from elsewhere). */
+    public void put(LimitKey key, LimitState state) {
+        states.put(key, state);
+    }
+
+    /**
+     * One charge worked out both ways: its outcome if the request is admitted ({@code charged}) or
+     * rejected ({@code uncharged}), and the state to write if admitted.
+     */
+    private record Step(boolean hasRoom, LimitState after, LimitOutcome charged, LimitOutcome uncharged) {
+    }
+
+    private static Step bucketStep(LimitCharge charge, TokenBucket bucket, LimitState before, long now) {
+        BucketLimits limits = bucket.limits(charge.cost());
+        long capacity = limits.capacityMicros();
+        long fillMillis = limits.millisToFill();
+        long tokens = capacity;
+        long storedTs = now;
+        if (before instanceof LimitState.Bucket stored) { // anything else: a full bucket
+            tokens = Math.min(stored.tokens(), capacity);
+            storedTs = stored.tsMillis();
+        }
+        long ts = Math.min(storedTs, now + fillMillis);
+        if (now > ts) {
+            tokens = TokenBucketMath.refill(tokens, now - ts, limits);
+            ts = now;
+        }
+        long cost = limits.costMicros();
+        boolean hasRoom = cost <= tokens;
+        long takenTo = hasRoom ? tokens - cost : tokens;
+        LimitState after = new LimitState.Bucket(takenTo, ts);
+        // Waits are counted from the time the bucket will hold: the one written (ts) if the request
+        // is admitted; the stored one if not, since nothing is written and, until Redis's clock
+        // passes it, nothing refills.
+        return new Step(hasRoom, after,
+                bucketOutcome(charge, hasRoom, takenTo, ts - now, limits),
+                bucketOutcome(charge, hasRoom, tokens, Math.max(storedTs, now) - now, limits));
+    }
+
+    private static LimitOutcome bucketOutcome(LimitCharge charge, boolean hasRoom, long tokens, long lag,
+                                              BucketLimits limits) {
+        long cost = limits.costMicros();
+        long retry;
+        if (!limits.costFits()) {
+            retry = Decision.NEVER;
+        } else if (tokens >= cost) {
+            retry = 0;
+        } else {
+            retry = lag + TokenBucketMath.ceilDiv(cost - tokens, limits.refillMicrosPerMilli());
+        }
+        long reset = lag + TokenBucketMath.millisUntil(tokens, limits.capacityMicros(), limits);
+        return new LimitOutcome(charge, hasRoom, tokens / BucketLimits.MICROS_PER_TOKEN, limits.capacityTokens(),
+                tokens / cost, retry, reset, null);
+    }
+
+    private static Step quotaStep(LimitCharge charge, CalendarQuota quota, LimitState before, long now) {
+        CalendarWindow window = quota.windowAt(now);
+        long used = 0;
+        if (before instanceof LimitState.Quota stored) {
+            // Computed under the quota as it is now: a count written under another period or zone
+            // counts in the window that holds its start.
+            CalendarWindow storedWindow = quota.windowAt(stored.windowStartMillis());
+            if (storedWindow.startMillis() >= window.startMillis()) {
+                window = storedWindow; // the same window, or a later one: the clock stepped back
+                used = stored.used();
+            }
+        }
+        long cost = charge.cost();
+        boolean hasRoom = cost <= quota.quota() - used;
+        long usedAfter = hasRoom ? used + cost : used;
+        LimitState after = new LimitState.Quota(window.startMillis(), usedAfter);
+        return new Step(hasRoom, after,
+                quotaOutcome(charge, hasRoom, usedAfter, quota, window, now),
+                quotaOutcome(charge, hasRoom, used, quota, window, now));
+    }
+
+    private static LimitOutcome quotaOutcome(LimitCharge charge, boolean hasRoom, long used, CalendarQuota quota,
+                                             CalendarWindow window, long now) {
+        long left = Math.max(0, quota.quota() - used); // a quota lowered below its count has none left
+        long cost = charge.cost();
+        long retry;
+        if (cost > quota.quota()) {
+            retry = Decision.NEVER;
+        } else if (cost <= left) {
+            retry = 0;
+        } else {
+            retry = window.millisToEnd(now);
+        }
+        return new LimitOutcome(charge, hasRoom, left, quota.quota(), left / cost, retry,
+                window.millisToEnd(now), window);
+    }
+}
