@@ -4,6 +4,7 @@ import static dev.tollgate.gateway.DatabaseGateways.ADMIN_TOKEN;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.jayway.jsonpath.JsonPath;
+import dev.tollgate.testkit.PostgresDatabase;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
 import dev.tollgate.testkit.TestUpstream;
@@ -32,14 +33,14 @@ class AdminApiHardeningTest {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private static PostgresServer postgres;
+    private static PostgresDatabase postgres;
     private static RedisServer redis;
     private static TestUpstream upstream;
     private static RunningGateway gateway;
 
     @BeforeAll
     static void start() {
-        postgres = PostgresServer.start();
+        postgres = PostgresServer.freshDatabase();
         redis = RedisServer.start();
         upstream = new TestUpstream();
         gateway = RunningGateway.start(DatabaseGateways.properties(postgres, redis.port(), upstream.uri()));

@@ -1,6 +1,6 @@
 package dev.tollgate.gateway;
 
-import dev.tollgate.testkit.PostgresServer;
+import dev.tollgate.testkit.PostgresEndpoint;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -12,10 +12,19 @@ final class DatabaseGateways {
     private DatabaseGateways() {
     }
 
+    /** A gateway on the {@code postgres} database of a server on {@code postgresPort}, running or not yet. */
     static Map<String, Object> properties(int postgresPort, int redisPort, String upstreamUri) {
+        return properties("jdbc:postgresql://127.0.0.1:" + postgresPort + "/postgres", redisPort, upstreamUri);
+    }
+
+    static Map<String, Object> properties(PostgresEndpoint postgres, int redisPort, String upstreamUri) {
+        return properties(postgres.jdbcUrl(), redisPort, upstreamUri);
+    }
+
+    private static Map<String, Object> properties(String jdbcUrl, int redisPort, String upstreamUri) {
         Map<String, Object> p = new HashMap<>();
         p.put("tollgate.source", "database");
-        p.put("spring.datasource.url", "jdbc:postgresql://127.0.0.1:" + postgresPort + "/postgres");
+        p.put("spring.datasource.url", jdbcUrl);
         p.put("spring.datasource.username", "postgres");
         p.put("spring.datasource.password", "");
         p.put("spring.data.redis.port", Integer.toString(redisPort));
@@ -29,9 +38,5 @@ final class DatabaseGateways {
         p.putAll(RunningGateway.route(0, "create-order", "POST", "/orders", upstreamUri));
         p.putAll(RunningGateway.route(1, "catalog", "GET", "/catalog/**", upstreamUri));
         return p;
-    }
-
-    static Map<String, Object> properties(PostgresServer postgres, int redisPort, String upstreamUri) {
-        return properties(postgres.port(), redisPort, upstreamUri);
     }
 }

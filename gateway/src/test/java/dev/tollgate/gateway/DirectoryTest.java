@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import com.jayway.jsonpath.JsonPath;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.spring.directory.Directory;
+import dev.tollgate.testkit.PostgresDatabase;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
 import dev.tollgate.testkit.TestUpstream;
@@ -37,7 +38,7 @@ class DirectoryTest {
     private static final Duration NOTIFIED = Duration.ofSeconds(10);
     private static final Logger MEASURED = LoggerFactory.getLogger("measured");
 
-    private static PostgresServer postgres;
+    private static PostgresDatabase postgres;
     private static RedisServer redis;
     private static TestUpstream upstream;
     private static RunningGateway a;
@@ -45,7 +46,7 @@ class DirectoryTest {
 
     @BeforeAll
     static void start() {
-        postgres = PostgresServer.start();
+        postgres = PostgresServer.freshDatabase();
         redis = RedisServer.start();
         upstream = new TestUpstream();
         a = RunningGateway.start(DatabaseGateways.properties(postgres, redis.port(), upstream.uri()));

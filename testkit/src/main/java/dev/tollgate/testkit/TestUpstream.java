@@ -97,6 +97,6 @@ public final class TestUpstream implements AutoCloseable {
     @Override
     public void close() {
         server.disposeNow();
-        loops.disposeLater().block(Duration.ofSeconds(5));
+        loops.disposeLater(Duration.ZERO, Duration.ofSeconds(5)).block(Duration.ofSeconds(10)); // no quiet period: nothing more will come
     }
 }

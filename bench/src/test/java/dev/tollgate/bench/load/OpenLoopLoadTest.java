@@ -28,7 +28,7 @@ class OpenLoopLoadTest {
     @AfterAll
     static void stop() {
         target.close();
-        loops.disposeLater().block(Duration.ofSeconds(5));
+        loops.disposeLater(Duration.ZERO, Duration.ofSeconds(5)).block(Duration.ofSeconds(10)); // no quiet period: nothing more will come
         upstream.close();
     }
 

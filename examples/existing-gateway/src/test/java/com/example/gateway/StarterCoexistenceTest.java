@@ -35,6 +35,7 @@ import org.springframework.context.annotation.Primary;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
+import reactor.netty.resources.LoopResources;
 
 /**
  * Adding the starter changes no route that did not ask for Tollgate: a route limited by Spring Cloud
@@ -318,9 +319,13 @@ class StarterCoexistenceTest {
         }
     }
 
-    /** A backend that answers {@code got <body>} once it has read the whole request body. */
+    /**
+     * A backend that answers {@code got <body>} once it has read the whole request body. On event
+     * loops of its own: the application closed before it stops Reactor Netty's global loops.
+     */
     private static final class BodyReadingBackend implements AutoCloseable {
-        private final DisposableServer server = HttpServer.create().host("127.0.0.1").port(0)
+        private final LoopResources loops = LoopResources.create("body-reading-backend", 1, true);
+        private final DisposableServer server = HttpServer.create().runOn(loops).host("127.0.0.1").port(0)
                 .handle((request, response) -> request.receive().aggregate().asString().defaultIfEmpty("")
                         .flatMap(body -> response.sendString(Mono.just("got " + body)).then()))
                 .bindNow();
@@ -332,6 +337,7 @@ class StarterCoexistenceTest {
         @Override
         public void close() {
             server.disposeNow();
+            loops.disposeLater(Duration.ZERO, Duration.ofSeconds(5)).block(Duration.ofSeconds(10));
         }
     }
 

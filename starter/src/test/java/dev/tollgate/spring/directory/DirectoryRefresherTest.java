@@ -6,6 +6,7 @@ import dev.tollgate.core.ManualScheduler;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.spring.autoconfigure.DirectoryProperties;
 import dev.tollgate.testkit.FreePort;
+import dev.tollgate.testkit.PostgresDatabase;
 import dev.tollgate.testkit.PostgresServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
@@ -36,7 +37,7 @@ class DirectoryRefresherTest {
     private static final DirectoryProperties SHIPPED = new Binder(new MapConfigurationPropertySource(Map.of()))
             .bindOrCreate("tollgate.directory", DirectoryProperties.class);
 
-    private static PostgresServer postgres;
+    private static PostgresDatabase postgres;
 
     private final ManualScheduler scheduler = new ManualScheduler();
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
@@ -44,7 +45,7 @@ class DirectoryRefresherTest {
 
     @BeforeAll
     static void startPostgres() {
-        postgres = PostgresServer.start();
+        postgres = PostgresServer.freshDatabase();
     }
 
     @AfterAll

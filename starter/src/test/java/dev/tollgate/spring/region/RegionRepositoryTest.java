@@ -9,6 +9,7 @@ import dev.tollgate.core.region.DemandMeter;
 import dev.tollgate.core.region.RegionShares;
 import dev.tollgate.core.region.ShareRebalancer;
 import dev.tollgate.spring.directory.DirectoryRepository;
+import dev.tollgate.testkit.PostgresDatabase;
 import dev.tollgate.testkit.PostgresServer;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -25,12 +26,12 @@ import org.postgresql.ds.PGSimpleDataSource;
 class RegionRepositoryTest {
 
     private static final RuleScope SHOP = new RuleScope("shop", "orders");
-    private static PostgresServer postgres;
+    private static PostgresDatabase postgres;
     private final RegionRepository repository = new RegionRepository();
 
     @BeforeAll
     static void start() {
-        postgres = PostgresServer.start();
+        postgres = PostgresServer.freshDatabase();
         PGSimpleDataSource dataSource = new PGSimpleDataSource();
         dataSource.setUrl(postgres.jdbcUrl());
         dataSource.setUser(postgres.username());
