@@ -1,11 +1,11 @@
 package dev.tollgate.dev;
 
-import dev.tollgate.spring.autoconfigure.DatasourceProperties;
-import dev.tollgate.spring.autoconfigure.RedisEndpoint;
-import dev.tollgate.spring.directory.DatabaseEndpoint;
 import dev.tollgate.spring.directory.ApiKeys;
-import dev.tollgate.spring.directory.DirectoryRepository;
-import dev.tollgate.spring.directory.DirectorySeed;
+import dev.tollgate.spring.directory.database.DirectoryRepository;
+import dev.tollgate.spring.directory.database.DirectorySeed;
+import dev.tollgate.spring.settings.DatabaseEndpoint;
+import dev.tollgate.spring.settings.DatasourceProperties;
+import dev.tollgate.spring.settings.RedisEndpoint;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
 import java.math.BigDecimal;

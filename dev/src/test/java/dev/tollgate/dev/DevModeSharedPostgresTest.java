@@ -2,8 +2,9 @@ package dev.tollgate.dev;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tollgate.spring.directory.DatabaseEndpoint;
+
 import dev.tollgate.spring.directory.Directory;
+import dev.tollgate.spring.settings.DatabaseEndpoint;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
 import java.nio.file.Path;

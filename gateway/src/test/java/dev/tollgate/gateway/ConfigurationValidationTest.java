@@ -3,7 +3,8 @@ package dev.tollgate.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tollgate.spring.autoconfigure.InvalidSettingException;
+
+import dev.tollgate.spring.settings.InvalidSettingException;
 import dev.tollgate.testkit.FreePort;
 import dev.tollgate.testkit.RedisServer;
 import java.util.HashMap;

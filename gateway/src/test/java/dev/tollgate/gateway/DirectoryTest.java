@@ -4,6 +4,7 @@ import static dev.tollgate.gateway.DatabaseGateways.ADMIN_TOKEN;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+
 import com.jayway.jsonpath.JsonPath;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.spring.directory.Directory;
@@ -260,8 +261,8 @@ class DirectoryTest {
 
         // A full load (as at start, and hourly) skips them too.
         List<String> skipped = new java.util.ArrayList<>();
-        dev.tollgate.spring.directory.DirectoryRepository.FullLoad load =
-                b.context().getBean(dev.tollgate.spring.directory.DirectoryRepository.class).loadAll(skipped::add);
+        dev.tollgate.spring.directory.database.DirectoryRepository.FullLoad load =
+                b.context().getBean(dev.tollgate.spring.directory.database.DirectoryRepository.class).loadAll(skipped::add);
         assertThat(load.tenantByKey()).containsEntry(dev.tollgate.spring.directory.ApiKeys.hash(fineKey), "sql-fine")
                 .doesNotContainKeys(dev.tollgate.spring.directory.ApiKeys.hash(crlfKey),
                         dev.tollgate.spring.directory.ApiKeys.hash(unicodeKey));

@@ -2,15 +2,16 @@ package dev.tollgate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+
+import com.zaxxer.hikari.HikariDataSource;
 import dev.tollgate.core.RuleSet;
 import dev.tollgate.spring.directory.ApiKeys;
 import dev.tollgate.spring.directory.Directory;
-import dev.tollgate.spring.directory.DirectoryRepository;
+import dev.tollgate.spring.directory.database.DirectoryRepository;
 import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.testkit.PostgresDatabase;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.tollgate.testkit.TestUpstream;
 import java.sql.Connection;
 import java.sql.Statement;

@@ -3,8 +3,9 @@ package dev.tollgate.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+
 import dev.tollgate.spring.directory.Directory;
-import dev.tollgate.spring.directory.DirectoryRefresher;
+import dev.tollgate.spring.directory.refresh.DirectoryRefresher;
 import dev.tollgate.spring.instances.LiveInstances;
 import dev.tollgate.testkit.FreePort;
 import dev.tollgate.testkit.RedisServer;

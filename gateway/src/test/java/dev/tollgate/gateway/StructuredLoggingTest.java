@@ -2,6 +2,7 @@ package dev.tollgate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+
 import dev.tollgate.testkit.RedisServer;
 import dev.tollgate.testkit.TestUpstream;
 import java.util.HashMap;
@@ -37,6 +38,6 @@ class StructuredLoggingTest {
                 .findFirst().orElseThrow();
         assertThat(line).startsWith("{").endsWith("}")
                 .contains("\"level\":\"INFO\"")
-                .contains("\"logger\":\"dev.tollgate.spring.filter.RejectionLog\"");
+                .contains("\"logger\":\"dev.tollgate.spring.limiter.RejectionLog\"");
     }
 }

@@ -7,10 +7,10 @@ import dev.tollgate.core.ScopedRule;
 import dev.tollgate.core.region.RegionShares;
 import dev.tollgate.core.region.ShareTable;
 import dev.tollgate.spring.directory.ApiKeys;
-import dev.tollgate.spring.directory.DirectoryRefresher;
-import dev.tollgate.spring.directory.DirectoryRepository;
-import dev.tollgate.spring.directory.DirectoryRepository.StoredKey;
 import dev.tollgate.spring.directory.Ids;
+import dev.tollgate.spring.directory.database.DirectoryRepository.StoredKey;
+import dev.tollgate.spring.directory.database.DirectoryRepository;
+import dev.tollgate.spring.directory.refresh.DirectoryRefresher;
 import dev.tollgate.spring.region.CurrentShares;
 import java.time.Instant;
 import java.util.Comparator;
@@ -34,7 +34,7 @@ import reactor.core.scheduler.Schedulers;
  * scheduler. After a write, this instance refreshes at once; the others hear of it through
  * PostgreSQL's notification.
  */
-final class AdminHandlers {
+public final class AdminHandlers {
 
     private static final Logger log = LoggerFactory.getLogger(AdminHandlers.class);
     private static final int DEFAULT_PAGE_SIZE = 100;
@@ -44,7 +44,7 @@ final class AdminHandlers {
     private final DirectoryRefresher refresher;
     private final CurrentShares shares; // null: a single region
 
-    AdminHandlers(DirectoryRepository repository, DirectoryRefresher refresher, CurrentShares shares) {
+    public AdminHandlers(DirectoryRepository repository, DirectoryRefresher refresher, CurrentShares shares) {
         this.repository = repository;
         this.refresher = refresher;
         this.shares = shares;
@@ -100,7 +100,7 @@ final class AdminHandlers {
     record CreatedKeyView(long id, String tenant, String label, String key, Instant createdAt) {
     }
 
-    Mono<ServerResponse> listRules(ServerRequest request) {
+    public Mono<ServerResponse> listRules(ServerRequest request) {
         return handle(() -> {
             String tenant = request.queryParam("tenant").orElse(null);
             if (tenant != null) {
@@ -124,7 +124,7 @@ final class AdminHandlers {
      * never from PostgreSQL, so it answers while the database is down (the shares then in force are
      * the last ones read).
      */
-    Mono<ServerResponse> regionShares(ServerRequest request) {
+    public Mono<ServerResponse> regionShares(ServerRequest request) {
         if (shares == null) {
             return AdminProblems.notFound("This instance is in a single region (tollgate.region is not set):"
                     + " every limit is whole, there are no shares.");
@@ -153,7 +153,7 @@ final class AdminHandlers {
         }
     }
 
-    Mono<ServerResponse> getRule(ServerRequest request) {
+    public Mono<ServerResponse> getRule(ServerRequest request) {
         String tenant = request.pathVariable("tenant");
         String route = request.pathVariable("route");
         return handle(() -> {
@@ -165,7 +165,7 @@ final class AdminHandlers {
         });
     }
 
-    Mono<ServerResponse> putRule(ServerRequest request) {
+    public Mono<ServerResponse> putRule(ServerRequest request) {
         String tenant = request.pathVariable("tenant");
         String route = request.pathVariable("route");
         return AdminBodies.read(request, RuleRequest.class)
@@ -187,7 +187,7 @@ final class AdminHandlers {
                 .onErrorResume(e -> errorResponse(e));
     }
 
-    Mono<ServerResponse> deleteRule(ServerRequest request) {
+    public Mono<ServerResponse> deleteRule(ServerRequest request) {
         String tenant = request.pathVariable("tenant");
         String route = request.pathVariable("route");
         return handle(() -> {
@@ -202,7 +202,7 @@ final class AdminHandlers {
         });
     }
 
-    Mono<ServerResponse> createKey(ServerRequest request) {
+    public Mono<ServerResponse> createKey(ServerRequest request) {
         String tenant = request.pathVariable("tenant");
         return AdminBodies.read(request, KeyRequest.class)
                 .defaultIfEmpty(new KeyRequest(null))
@@ -219,7 +219,7 @@ final class AdminHandlers {
                 .onErrorResume(e -> errorResponse(e));
     }
 
-    Mono<ServerResponse> listKeys(ServerRequest request) {
+    public Mono<ServerResponse> listKeys(ServerRequest request) {
         String tenant = request.pathVariable("tenant");
         return handle(() -> {
             requireTenant(tenant);
@@ -227,7 +227,7 @@ final class AdminHandlers {
         });
     }
 
-    Mono<ServerResponse> revokeKey(ServerRequest request) {
+    public Mono<ServerResponse> revokeKey(ServerRequest request) {
         String idText = request.pathVariable("id");
         return handle(() -> {
             long id;

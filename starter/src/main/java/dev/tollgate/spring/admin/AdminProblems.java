@@ -9,7 +9,7 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 import reactor.core.publisher.Mono;
 
 /** RFC 9457 problem responses of the admin API. */
-final class AdminProblems {
+public final class AdminProblems {
 
     private AdminProblems() {
     }
@@ -25,14 +25,14 @@ final class AdminProblems {
         return respond(problem);
     }
 
-    static Mono<ServerResponse> unauthorized() {
+    public static Mono<ServerResponse> unauthorized() {
         return ServerResponse.status(HttpStatus.UNAUTHORIZED)
                 .header(HttpHeaders.WWW_AUTHENTICATE, "Bearer realm=\"tollgate-admin\"")
                 .contentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .bodyValue(detail(HttpStatus.UNAUTHORIZED, "unauthorized", "A valid admin bearer token is required."));
     }
 
-    static Mono<ServerResponse> notFound(String detail) {
+    public static Mono<ServerResponse> notFound(String detail) {
         return problem(HttpStatus.NOT_FOUND, "not-found", detail);
     }
 

@@ -9,17 +9,17 @@ import java.security.MessageDigest;
  * by more than one space; the token itself is compared exactly, in time that does not depend on where
  * it differs.
  */
-final class BearerCredentials {
+public final class BearerCredentials {
 
     private static final String SCHEME = "Bearer";
 
     private final byte[] expected;
 
-    BearerCredentials(String token) {
+    public BearerCredentials(String token) {
         this.expected = token.getBytes(StandardCharsets.UTF_8);
     }
 
-    boolean matches(String authorization) {
+    public boolean matches(String authorization) {
         return MessageDigest.isEqual(expected, token(authorization).getBytes(StandardCharsets.UTF_8));
     }
 

@@ -13,12 +13,12 @@ import reactor.core.scheduler.Schedulers;
  * one by default. Answered with the status code {@code /actuator/health} would give (the configured
  * {@code management.endpoint.health.status.http-mapping}), so that the two never disagree.
  */
-final class HealthDetails {
+public final class HealthDetails {
 
     private HealthDetails() {
     }
 
-    static Mono<ServerResponse> of(HealthEndpoint endpoint, HttpCodeStatusMapper codes) {
+    public static Mono<ServerResponse> of(HealthEndpoint endpoint, HttpCodeStatusMapper codes) {
         // Contributors may block (PostgreSQL, disk): never on an event loop.
         return Mono.fromCallable(endpoint::health)
                 .subscribeOn(Schedulers.boundedElastic())

@@ -7,11 +7,15 @@ import dev.tollgate.spring.edge.MalformedRequestLog;
 import dev.tollgate.spring.edge.PathNormalizingFilter;
 import dev.tollgate.spring.edge.RequestBodyFailureFilter;
 import dev.tollgate.spring.filter.TenantHeadersFilter;
+import dev.tollgate.spring.settings.EdgeProperties;
+import dev.tollgate.spring.settings.InvalidSettingException;
+import dev.tollgate.spring.settings.ObservabilityProperties;
+import dev.tollgate.spring.settings.TollgateProperties;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
-import org.springframework.boot.reactor.netty.NettyServerCustomizer;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 

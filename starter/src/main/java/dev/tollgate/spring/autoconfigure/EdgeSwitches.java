@@ -1,5 +1,7 @@
 package dev.tollgate.spring.autoconfigure;
 
+import dev.tollgate.spring.settings.EdgeProperties;
+import dev.tollgate.spring.settings.TollgateProperties;
 import java.time.Duration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;

@@ -1,8 +1,8 @@
 package dev.tollgate.spring.autoconfigure;
 
-import dev.tollgate.spring.directory.RulesReadinessIndicator;
 import dev.tollgate.spring.filter.TollgateRateLimiter;
 import dev.tollgate.spring.filter.UnlimitedRateLimiter;
+import dev.tollgate.spring.health.RulesReadinessIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;

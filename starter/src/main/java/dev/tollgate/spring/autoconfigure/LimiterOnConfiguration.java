@@ -1,5 +1,6 @@
 package dev.tollgate.spring.autoconfigure;
 
+import dev.tollgate.spring.settings.AdminProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;

@@ -1,12 +1,16 @@
 package dev.tollgate.spring.autoconfigure;
 
-import dev.tollgate.spring.directory.DatabaseEndpoint;
-import dev.tollgate.spring.directory.SnapshotFile;
+import dev.tollgate.spring.directory.snapshot.SnapshotFile;
 import dev.tollgate.spring.instances.SavedInstanceCount;
 import dev.tollgate.spring.localstate.LocalState;
 import dev.tollgate.spring.localstate.LocalStateDirectory;
 import dev.tollgate.spring.localstate.LocalStateKey;
 import dev.tollgate.spring.localstate.UnsafeLocalStateException;
+import dev.tollgate.spring.metrics.TollgateMeters;
+import dev.tollgate.spring.settings.DatabaseEndpoint;
+import dev.tollgate.spring.settings.InvalidSettingException;
+import dev.tollgate.spring.settings.LocalStateProperties;
+import dev.tollgate.spring.settings.TollgateProperties;
 import io.micrometer.core.instrument.FunctionCounter;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,7 @@
 package dev.tollgate.spring.autoconfigure;
 
+import dev.tollgate.spring.settings.AdminProperties;
+import dev.tollgate.spring.settings.InvalidSettingException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Arrays;

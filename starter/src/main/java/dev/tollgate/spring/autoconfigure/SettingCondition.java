@@ -1,5 +1,6 @@
 package dev.tollgate.spring.autoconfigure;
 
+import dev.tollgate.spring.settings.InvalidSettingException;
 import java.util.Objects;
 import java.util.function.Function;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;

@@ -1,7 +1,8 @@
 package dev.tollgate.spring.autoconfigure;
 
 import dev.tollgate.core.RuleBook;
-import dev.tollgate.spring.directory.RulesReadinessIndicator;
+import dev.tollgate.spring.health.RulesReadinessIndicator;
+import dev.tollgate.spring.settings.TollgateProperties;
 import dev.tollgate.spring.tenant.KeyNamesTenantResolver;
 import dev.tollgate.spring.tenant.TenantResolver;
 import org.slf4j.LoggerFactory;

@@ -1,5 +1,16 @@
 package dev.tollgate.spring.autoconfigure;
 
+import dev.tollgate.spring.metrics.TollgateMeters;
+import dev.tollgate.spring.settings.AdminProperties;
+import dev.tollgate.spring.settings.DatasourceProperties;
+import dev.tollgate.spring.settings.DirectoryProperties;
+import dev.tollgate.spring.settings.EdgeProperties;
+import dev.tollgate.spring.settings.FallbackProperties;
+import dev.tollgate.spring.settings.HotKeyProperties;
+import dev.tollgate.spring.settings.LocalStateProperties;
+import dev.tollgate.spring.settings.ObservabilityProperties;
+import dev.tollgate.spring.settings.RedisGuardProperties;
+import dev.tollgate.spring.settings.TollgateProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;

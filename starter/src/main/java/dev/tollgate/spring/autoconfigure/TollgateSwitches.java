@@ -1,6 +1,9 @@
 package dev.tollgate.spring.autoconfigure;
 
-import dev.tollgate.spring.autoconfigure.TollgateProperties.Source;
+import dev.tollgate.spring.settings.HotKeyProperties;
+import dev.tollgate.spring.settings.LocalStateProperties;
+import dev.tollgate.spring.settings.TollgateProperties.Source;
+import dev.tollgate.spring.settings.TollgateProperties;
 
 /** The switches that decide which parts of Tollgate exist, as conditions on their records. */
 public final class TollgateSwitches {

@@ -2,6 +2,7 @@ package dev.tollgate.spring.directory;
 
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleBook;
+import dev.tollgate.spring.settings.UnverifiedKeyPolicy;
 import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.spring.tenant.TenantResolver;
 
@@ -24,7 +25,7 @@ public final class Directory implements RuleBook, TenantResolver {
         return snapshot;
     }
 
-    void replace(DirectorySnapshot next) {
+    public void replace(DirectorySnapshot next) {
         snapshot = next;
     }
 

@@ -18,7 +18,7 @@ public record DirectorySnapshot(Origin origin, RuleSet rules, LayeredMap<String,
 
     /** Where a snapshot came from. */
     public enum Origin {
-        /** Nothing read yet: the default rule, no keys (see {@link UnverifiedKeyPolicy}). */
+        /** Nothing read yet: the default rule, no keys (see {@link dev.tollgate.spring.settings.UnverifiedKeyPolicy UnverifiedKeyPolicy}). */
         NOT_LOADED("none"),
         /** Read from PostgreSQL by this instance. */
         DATABASE("database"),

@@ -1,6 +1,7 @@
 package dev.tollgate.spring.edge;
 
-import dev.tollgate.spring.filter.ProblemResponses;
+import dev.tollgate.spring.problem.ProblemResponses;
+import io.netty.handler.codec.http.HttpVersion;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
@@ -12,7 +13,6 @@ import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
-import io.netty.handler.codec.http.HttpVersion;
 import reactor.core.publisher.Mono;
 import reactor.netty.http.server.HttpServerRequest;
 

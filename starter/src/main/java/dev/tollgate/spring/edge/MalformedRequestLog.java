@@ -2,7 +2,7 @@ package dev.tollgate.spring.edge;
 
 import dev.tollgate.core.LogText;
 import dev.tollgate.core.MonotonicClock;
-import dev.tollgate.spring.filter.LogThrottle;
+import dev.tollgate.spring.logging.LogThrottle;
 import java.net.SocketAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,6 @@
 package dev.tollgate.spring.edge;
 
-import dev.tollgate.spring.filter.ProblemResponses;
+import dev.tollgate.spring.problem.ProblemResponses;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.server.reactive.ServerHttpRequest;

@@ -1,7 +1,7 @@
 package dev.tollgate.spring.edge;
 
 import dev.tollgate.core.MonotonicClock;
-import dev.tollgate.spring.filter.ProblemResponses;
+import dev.tollgate.spring.problem.ProblemResponses;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;

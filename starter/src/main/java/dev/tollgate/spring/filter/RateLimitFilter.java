@@ -1,6 +1,8 @@
 package dev.tollgate.spring.filter;
 
 import dev.tollgate.core.Decision;
+import dev.tollgate.spring.limiter.LimitEnforcer;
+import dev.tollgate.spring.problem.ProblemResponses;
 import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.spring.tenant.TenantResolver;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.tollgate.spring.filter;
 
+import dev.tollgate.spring.problem.ProblemResponses;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.http.HttpStatus;

@@ -1,6 +1,7 @@
 package dev.tollgate.spring.filter;
 
 import dev.tollgate.core.Decision;
+import dev.tollgate.spring.limiter.LimitEnforcer;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

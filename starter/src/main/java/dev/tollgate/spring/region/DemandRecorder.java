@@ -2,14 +2,14 @@ package dev.tollgate.spring.region;
 
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.region.DemandMeter;
-import dev.tollgate.spring.filter.DecisionListener;
+import dev.tollgate.spring.limiter.DecisionListener;
 
 /** Counts every decision in this instance's {@link DemandMeter}: in memory only, nothing per request leaves it. */
-final class DemandRecorder implements DecisionListener {
+public final class DemandRecorder implements DecisionListener {
 
     private final DemandMeter meter;
 
-    DemandRecorder(DemandMeter meter) {
+    public DemandRecorder(DemandMeter meter) {
         this.meter = meter;
     }
 

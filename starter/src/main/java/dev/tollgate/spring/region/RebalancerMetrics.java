@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
  * The rebalancer's meters. Runs, moves and durations are counted by the instance that made the run
  * (the lock holder at the time); the last run's age and the role are reported by every instance.
  */
-final class RebalancerMetrics {
+public final class RebalancerMetrics {
 
     /** How a run ended: shares planned and written, or nothing done because a region did not report. */
     enum Outcome {
@@ -26,7 +26,7 @@ final class RebalancerMetrics {
     private final Counter moved;
     private final Timer duration;
 
-    RebalancerMetrics(MeterRegistry meters, RegionCoordinator coordinator, CurrentShares shares) {
+    public RebalancerMetrics(MeterRegistry meters, RegionCoordinator coordinator, CurrentShares shares) {
         this.meters = meters;
         this.moved = Counter.builder("tollgate.rebalancer.rules.moved")
                 .description("Buckets (tenant, route) whose regional shares a rebalancer run on this instance moved")

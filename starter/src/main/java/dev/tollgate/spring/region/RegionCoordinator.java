@@ -1,23 +1,23 @@
 package dev.tollgate.spring.region;
 
 import dev.tollgate.core.MonotonicClock;
-import dev.tollgate.core.SerialScheduler;
 import dev.tollgate.core.RuleBook;
+import dev.tollgate.core.SerialScheduler;
 import dev.tollgate.core.region.DemandMeter;
 import dev.tollgate.core.region.ReportFilter;
 import dev.tollgate.core.region.ShareRebalancer;
 import dev.tollgate.core.region.ShareTable;
-import dev.tollgate.spring.directory.ConnectionPolicy;
-import dev.tollgate.spring.directory.DatabaseEndpoint;
+import dev.tollgate.spring.postgres.ConnectionPolicy;
+import dev.tollgate.spring.settings.DatabaseEndpoint;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.function.IntSupplier;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -114,7 +114,7 @@ public final class RegionCoordinator implements AutoCloseable {
     }
 
     /** Where the rebalancer's runs are counted; before {@link #start()}. */
-    void measuredBy(RebalancerMetrics metrics) {
+    public void measuredBy(RebalancerMetrics metrics) {
         this.run = new RebalancerRun(repository, rebalancer, globalRules, instanceId, interval, metrics, clock);
     }
 

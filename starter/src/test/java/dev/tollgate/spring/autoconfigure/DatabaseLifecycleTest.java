@@ -3,10 +3,15 @@ package dev.tollgate.spring.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tollgate.spring.directory.DirectoryRefresher;
-import dev.tollgate.spring.directory.NotificationListener;
+
+import dev.tollgate.spring.directory.refresh.DirectoryRefresher;
 import dev.tollgate.spring.lifecycle.BackgroundService;
 import dev.tollgate.spring.lifecycle.LifecyclePhase;
+import dev.tollgate.spring.metrics.TollgateMeters;
+import dev.tollgate.spring.postgres.NotificationListener;
+import dev.tollgate.spring.settings.DatasourceProperties;
+import dev.tollgate.spring.settings.DirectoryProperties;
+import dev.tollgate.spring.settings.TollgateProperties;
 import dev.tollgate.testkit.PostgresServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;

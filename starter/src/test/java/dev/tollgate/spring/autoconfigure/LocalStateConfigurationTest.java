@@ -2,9 +2,15 @@ package dev.tollgate.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tollgate.spring.directory.DatabaseEndpoint;
+
 import dev.tollgate.spring.localstate.LocalState;
 import dev.tollgate.spring.localstate.LocalStateDirectory;
+import dev.tollgate.spring.metrics.TollgateMeters;
+import dev.tollgate.spring.settings.DatabaseEndpoint;
+import dev.tollgate.spring.settings.InvalidSettingException;
+import dev.tollgate.spring.settings.InvalidSettingFailureAnalyzer;
+import dev.tollgate.spring.settings.LocalStateProperties;
+import dev.tollgate.spring.settings.TollgateProperties;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;

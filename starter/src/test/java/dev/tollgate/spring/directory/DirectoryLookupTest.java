@@ -2,9 +2,11 @@ package dev.tollgate.spring.directory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+
 import dev.tollgate.core.LayeredMap;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleSet;
+import dev.tollgate.spring.settings.UnverifiedKeyPolicy;
 import dev.tollgate.spring.tenant.TenantLookup;
 import java.util.List;
 import java.util.Map;

@@ -2,6 +2,7 @@ package dev.tollgate.spring.region;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+
 import dev.tollgate.core.ManualScheduler;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleSet;
@@ -9,9 +10,9 @@ import dev.tollgate.core.region.DemandMeter;
 import dev.tollgate.core.region.RebalancerSettings;
 import dev.tollgate.core.region.RegionShares;
 import dev.tollgate.core.region.ShareRebalancer;
-import dev.tollgate.spring.directory.ConnectionPolicy;
-import dev.tollgate.spring.directory.DatabaseEndpoint;
-import dev.tollgate.spring.directory.DirectoryRepository;
+import dev.tollgate.spring.directory.database.DirectoryRepository;
+import dev.tollgate.spring.postgres.ConnectionPolicy;
+import dev.tollgate.spring.settings.DatabaseEndpoint;
 import dev.tollgate.testkit.PostgresServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;

@@ -4,11 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+
 import dev.tollgate.core.RuleScope;
 import dev.tollgate.core.region.DemandMeter;
 import dev.tollgate.core.region.RegionShares;
 import dev.tollgate.core.region.ShareRebalancer;
-import dev.tollgate.spring.directory.DirectoryRepository;
+import dev.tollgate.spring.directory.database.DirectoryRepository;
 import dev.tollgate.testkit.PostgresDatabase;
 import dev.tollgate.testkit.PostgresServer;
 import java.sql.Connection;

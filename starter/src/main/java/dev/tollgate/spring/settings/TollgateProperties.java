@@ -1,0 +1,149 @@
+package dev.tollgate.spring.settings;
+
+import dev.tollgate.core.InvalidRuleException;
+import dev.tollgate.core.RateLimitRule;
+import dev.tollgate.core.RuleSet;
+import dev.tollgate.core.ScopedRule;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Settings under {@code tollgate.*}. Immutable and checked when bound: a bad value stops the
+ * gateway at start with the property's name and value, never at the first request.
+ *
+ * @param enabled      Whether the rate limiter runs at all; false routes every request unlimited, reads no rules
+ *                     or API keys (no database needed; the admin API is off), opens no Redis connection and
+ *                     sends no heartbeat (the instance is not counted among those the local fallback shares
+ *                     limits with).
+ * @param globalFilter The global filter that limits every routed request by its API key.
+ * @param source       Where rules and API keys come from: database (PostgreSQL, spring.datasource.*) or static
+ *                     (tollgate.rules, and the API key is taken as the tenant's name: for trials and benchmarks
+ *                     only, anyone can spend anyone's quota).
+ * @param apiKeyHeader Request header that carries the tenant's API key.
+ * @param defaultRule  The rule for every tenant and route without one of its own.
+ * @param rules        With source static: rules for a tenant on a route, or on every route of the tenant
+ *                     (route "*").
+ */
+@ConfigurationProperties("tollgate")
+public record TollgateProperties(
+        @DefaultValue("true") boolean enabled,
+        @DefaultValue GlobalFilter globalFilter,
+        @DefaultValue("database") Source source,
+        @DefaultValue("X-Api-Key") String apiKeyHeader,
+        @DefaultValue RuleProperties defaultRule,
+        @DefaultValue List<ScopedRuleProperties> rules) {
+
+    public TollgateProperties {
+        if (apiKeyHeader == null || apiKeyHeader.isBlank()) {
+            throw new InvalidSettingException("tollgate.api-key-header", apiKeyHeader,
+                    "tollgate.api-key-header must not be blank");
+        }
+        rules = List.copyOf(rules);
+        ruleSet(defaultRule, rules); // fail now, naming the bad entry
+    }
+
+    /**
+     * @param enabled Whether every routed request is limited by its API key; false when the application limits
+     *                chosen routes through Spring Cloud Gateway's RequestRateLimiter filter and
+     *                #{@tollgateRateLimiter} instead.
+     */
+    public record GlobalFilter(@DefaultValue("true") boolean enabled) {
+    }
+
+    /** Where rules and API keys come from. */
+    public enum Source {
+        DATABASE,
+        STATIC
+    }
+
+    /** The configured default rule. */
+    public RateLimitRule defaultRateLimitRule() {
+        return defaultRule.toRule("tollgate.default-rule");
+    }
+
+    /** The configured rules, ready for lookups. */
+    public RuleSet ruleSet() {
+        return ruleSet(defaultRule, rules);
+    }
+
+    private static RuleSet ruleSet(RuleProperties defaultRule, List<ScopedRuleProperties> rules) {
+        RateLimitRule fallback = defaultRule.toRule("tollgate.default-rule");
+        List<ScopedRule> scoped = new ArrayList<>(rules.size());
+        for (int i = 0; i < rules.size(); i++) {
+            scoped.add(rules.get(i).toScopedRule("tollgate.rules[" + i + "]"));
+        }
+        try {
+            return RuleSet.of(fallback, scoped);
+        } catch (IllegalArgumentException e) {
+            throw new InvalidSettingException("tollgate.rules", null, "tollgate.rules: " + e.getMessage());
+        }
+    }
+
+    /**
+     * A limit: burst {@code capacity}, refilled at {@code refillPerSecond}, each request costing
+     * {@code cost} tokens.
+     *
+     * @param capacity        Burst size, in tokens (1 to 1000000000).
+     * @param refillPerSecond Tokens added per second; fractional down to 0.001 (three decimals at most).
+     * @param cost            Tokens one request takes (1 to the capacity).
+     */
+    public record RuleProperties(
+            @DefaultValue("20") long capacity,
+            @DefaultValue("10") double refillPerSecond,
+            @DefaultValue("1") long cost) {
+
+        RateLimitRule toRule(String path) {
+            try {
+                return new RateLimitRule(capacity, refillPerSecond, cost);
+            } catch (InvalidRuleException e) {
+                throw InvalidSettingException.ofRule(path, e, switch (e.field()) {
+                    case "capacity" -> capacity;
+                    case "refillPerSecond" -> refillPerSecond;
+                    default -> cost;
+                });
+            }
+        }
+    }
+
+    /**
+     * A limit for one tenant on one route.
+     *
+     * @param tenant          The tenant.
+     * @param route           The route id, or "*" for every route of the tenant.
+     * @param capacity        Burst size, in tokens.
+     * @param refillPerSecond Tokens added per second (at most three decimals).
+     * @param cost            Tokens one request takes.
+     * @param shadow          A dry run: counted and logged, never rejects.
+     * @param shards          Sub-buckets the bucket is split into, spread over Redis Cluster nodes (1 to 64).
+     */
+    public record ScopedRuleProperties(
+            String tenant,
+            String route,
+            long capacity,
+            double refillPerSecond,
+            @DefaultValue("1") long cost,
+            @DefaultValue("false") boolean shadow,
+            @DefaultValue("1") int shards) {
+
+        ScopedRule toScopedRule(String path) {
+            RateLimitRule rule;
+            try {
+                rule = new RateLimitRule(capacity, refillPerSecond, cost, shadow, shards);
+            } catch (InvalidRuleException e) {
+                throw InvalidSettingException.ofRule(path, e, switch (e.field()) {
+                    case "capacity" -> capacity;
+                    case "refillPerSecond" -> refillPerSecond;
+                    case "cost" -> cost;
+                    default -> shards;
+                });
+            }
+            try {
+                return new ScopedRule(tenant, route, rule);
+            } catch (IllegalArgumentException e) {
+                throw new InvalidSettingException(path, null, path + ": " + e.getMessage());
+            }
+        }
+    }
+}
