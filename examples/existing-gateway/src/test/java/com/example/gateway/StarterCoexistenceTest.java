@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -61,6 +62,15 @@ class StarterCoexistenceTest {
     static void start() {
         redis = RedisServer.start();
         backend = new TestUpstream();
+    }
+
+    /**
+     * Each test starts on an empty Redis: one test checks that no bucket was written, and the buckets
+     * an earlier test left would still be there (they expire a few seconds later).
+     */
+    @BeforeEach
+    void emptyRedis() {
+        redis.command("FLUSHALL");
     }
 
     @AfterAll
