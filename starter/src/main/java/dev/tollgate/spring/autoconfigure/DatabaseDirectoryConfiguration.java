@@ -62,10 +62,6 @@ class DatabaseDirectoryConfiguration {
         return datasource.endpoint(environment);
     }
 
-    /**
-     * Tollgate's own small pool, deliberately not a {@code DataSource} bean: in an application with a
-     * database of its own, a {@code DataSource} bean of ours would make Spring Boot's back off.
-     */
     /** The timeouts of every PostgreSQL connection Tollgate opens. */
     @Bean
     @ConditionalOnMissingBean
@@ -73,6 +69,10 @@ class DatabaseDirectoryConfiguration {
         return ConnectionPolicy.DEFAULT;
     }
 
+    /**
+     * Tollgate's own small pool, deliberately not a {@code DataSource} bean: in an application with a
+     * database of its own, a {@code DataSource} bean of ours would make Spring Boot's back off.
+     */
     @Bean(destroyMethod = "close")
     DirectoryConnectionPool directoryConnectionPool(DatabaseEndpoint endpoint, DirectoryProperties properties,
                                                     ConnectionPolicy policy) {

@@ -7,8 +7,8 @@ import org.springframework.context.SmartLifecycle;
  * first and stops higher phases first, so a component may rely on every component of a lower phase
  * having started before it and still running until it has stopped.
  *
- * <p>All of them sit below the web server's start/stop ({@code DEFAULT_PHASE - 1024}) and graceful
- * shutdown ({@code DEFAULT_PHASE - 2048}) phases, so the server takes requests only once Tollgate has
+ * <p>All of them sit below the web server's graceful shutdown ({@code DEFAULT_PHASE - 1024}) and
+ * start/stop ({@code DEFAULT_PHASE - 2048}) phases, so the server takes requests only once Tollgate has
  * started, and has drained them before Tollgate stops; and above {@code ReactorResourceFactory}'s
  * phase 0, whose event loops Tollgate's Redis connections share, so those loops are still there
  * while leases are given back and the heartbeat is taken off (in that order: {@link #WORK} stops

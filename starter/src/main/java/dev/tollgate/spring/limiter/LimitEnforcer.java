@@ -9,8 +9,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * Enforces the rule of a tenant on a route, whichever way the request reached Tollgate (the global
- * {@link RateLimitFilter} or Spring Cloud Gateway's {@code RequestRateLimiter} filter with
- * {@link TollgateRateLimiter}): looks the rule up, decides (Redis or the local fallback), counts the
+ * {@code RateLimitFilter} or Spring Cloud Gateway's {@code RequestRateLimiter} filter with
+ * {@code TollgateRateLimiter}): looks the rule up, decides (Redis or the local fallback), counts the
  * decision and logs rejections. What the client is told is left to the caller.
  */
 public final class LimitEnforcer {

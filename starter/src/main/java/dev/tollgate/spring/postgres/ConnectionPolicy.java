@@ -10,8 +10,8 @@ import java.util.Properties;
 /**
  * How every PostgreSQL connection Tollgate opens guards against a database that stops answering: the
  * pool's ({@code DirectoryConnectionPool}), the notification listener's and the region
- * coordinator's. The one class that opens a connection itself ({@link #connect}); the pool takes the
- * same values through {@link #driverProperties}.
+ * coordinator's. The one class that opens a connection itself ({@link #connect}); the pool takes its
+ * values through {@link #poolDriverProperties}.
  *
  * <p>{@link #DEFAULT}:
  * <ul>
@@ -20,7 +20,11 @@ import java.util.Properties;
  *   <li>{@code socketTimeout} 30 s: the longest a single read from the server may block (pgjdbc's
  *       {@code socketTimeout}). It must stay well above the notification listener's poll (0.5 s)
  *       and the longest statement Tollgate runs, and bounds how long a network black hole can hold a
- *       thread;</li>
+ *       thread. Only on the connections Tollgate opens itself (the listener's, the coordinator's),
+ *       whose statements are short by construction. Not on the pool's: it runs the schema migrations
+ *       and the directory's reads, which may wait on a lock or take long for reasons only the server
+ *       can judge, and a client that gives up leaves the server's session waiting, so every retry
+ *       would add one more; there, keep-alive finds a dead peer;</li>
  *   <li>{@code tcpKeepAlive} on: the operating system's keep-alive probes, so a connection whose
  *       peer vanished is dropped even while idle (the region coordinator also sets the server's
  *       {@code tcp_keepalives_*} to find a dead peer within about 25 s);</li>
@@ -53,14 +57,23 @@ public record ConnectionPolicy(Duration connectTimeout, Duration socketTimeout, 
     }
 
     /**
-     * The driver properties for this policy's timeouts and keep-alive, without credentials: what the
-     * pool adds to its data source, and {@link #connect} to its own connections.
+     * The driver properties for this policy's timeouts and keep-alive, without credentials: what
+     * {@link #connect} gives the connections Tollgate opens itself.
      */
     public Properties driverProperties() {
+        Properties properties = poolDriverProperties();
+        properties.setProperty("socketTimeout", Long.toString(socketTimeout.toSeconds()));
+        return properties;
+    }
+
+    /**
+     * The driver properties of the pool's connections: the connect and login timeouts and keep-alive,
+     * no read timeout (see the class comment).
+     */
+    public Properties poolDriverProperties() {
         Properties properties = new Properties();
         properties.setProperty("connectTimeout", Long.toString(connectTimeout.toSeconds()));
         properties.setProperty("loginTimeout", Long.toString(connectTimeout.toSeconds()));
-        properties.setProperty("socketTimeout", Long.toString(socketTimeout.toSeconds()));
         properties.setProperty("tcpKeepAlive", Boolean.toString(tcpKeepAlive));
         return properties;
     }

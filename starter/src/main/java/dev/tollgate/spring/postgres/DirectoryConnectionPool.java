@@ -6,8 +6,9 @@ import dev.tollgate.spring.settings.DatabaseEndpoint;
 import javax.sql.DataSource;
 
 /**
- * The JDBC connections the rule directory and the admin API share. The pool opens without the
- * database (start-up never waits for PostgreSQL); its timeouts are the {@link ConnectionPolicy}'s, so
+ * The JDBC connections the rule directory and the admin API share. The pool opens at the first
+ * borrow (the directory's first load, once the application starts), without the database (start-up
+ * never waits for PostgreSQL); its timeouts are the {@link ConnectionPolicy}'s, so
  * it gives up on a connection after the policy's pool wait (2 s) rather than hang while the database
  * is gone. Every connection works in the endpoint's schema, if it names one.
  */
@@ -27,7 +28,7 @@ public final class DirectoryConnectionPool implements AutoCloseable {
         config.setJdbcUrl(endpoint.url());
         config.setUsername(endpoint.username());
         config.setPassword(endpoint.password());
-        config.setDataSourceProperties(policy.driverProperties());
+        config.setDataSourceProperties(policy.poolDriverProperties());
         if (endpoint.schema() != null) {
             config.addDataSourceProperty("currentSchema", endpoint.schema());
         }
@@ -35,7 +36,11 @@ public final class DirectoryConnectionPool implements AutoCloseable {
         config.setMinimumIdle(1);
         config.setInitializationFailTimeout(-1);
         config.setConnectionTimeout(policy.poolWait().toMillis());
-        return new DirectoryConnectionPool(new HikariDataSource(config), endpoint.schema());
+        // Not HikariDataSource(config): that opens the pool (its threads, its first connection) at
+        // once, while the application is still being built; this one opens at the first borrow.
+        HikariDataSource pool = new HikariDataSource();
+        config.copyStateTo(pool);
+        return new DirectoryConnectionPool(pool, endpoint.schema());
     }
 
     public DataSource dataSource() {

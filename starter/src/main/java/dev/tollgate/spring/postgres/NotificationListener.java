@@ -125,9 +125,10 @@ public final class NotificationListener implements AutoCloseable {
         }
         try (Connection connection = policy.connect(endpoint, "tollgate-listener")) {
             Set<String> listened = new HashSet<>();
-            listening = true;
             PGConnection pg = connection.unwrap(PGConnection.class);
             listenToNewChannels(connection, listened);
+            // Only now: on a server that refuses LISTEN (a standby) the attempt has failed above.
+            listening = true;
             failedAttempts = 0;
             failureSignalled = false;
             long lastCheck = clock.nanoTime();

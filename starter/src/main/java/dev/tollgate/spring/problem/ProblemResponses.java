@@ -19,7 +19,7 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code status}, {@code detail}, then any extra ones.
  *
  * <p>Serialising costs about a microsecond; bodies that repeat are serialised once and kept as bytes
- * by their callers ({@link RejectionBodies}, the constant 401 and 503 bodies), so the hot 429 path
+ * by their callers ({@code RejectionBodies}, the constant 401 and 503 bodies), so the hot 429 path
  * writes a cached array.
  */
 public final class ProblemResponses {

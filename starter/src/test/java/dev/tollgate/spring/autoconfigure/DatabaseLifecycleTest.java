@@ -33,7 +33,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The database side's {@code @Bean} methods only construct: nothing connects, listens or loads while
+ * The database side's {@code @Bean} methods only construct: nothing connects (neither the listener
+ * nor the pool), listens or loads while
  * the beans are made; the context starts the notification listener (connections phase), then the
  * refresher with its first load (state phase), and stops them in the reverse order.
  */
@@ -76,7 +77,7 @@ class DatabaseLifecycleTest {
         final List<String> running = new ArrayList<>();
         boolean listening;
         boolean startupDone;
-        int listenerSessions = -1;
+        int sessions = -1;
 
         BeforeStart(ObjectProvider<NotificationListener> listener, ObjectProvider<DirectoryRefresher> refresher,
                     ObjectProvider<BackgroundService> services) {
@@ -91,7 +92,7 @@ class DatabaseLifecycleTest {
             listening = listener.getObject().isListening();
             startupDone = refresher.getObject().status().isStartupDone();
             try {
-                listenerSessions = listenerSessions();
+                sessions = tollgateSessions();
             } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }
@@ -113,7 +114,7 @@ class DatabaseLifecycleTest {
             assertThat(before.running).as("services running before the context started them").isEmpty();
             assertThat(before.listening).isFalse();
             assertThat(before.startupDone).as("the first load waited for in a bean method").isFalse();
-            assertThat(before.listenerSessions).isZero();
+            assertThat(before.sessions).as("Tollgate's sessions (listener, pool) before the start").isZero();
 
             Map<String, BackgroundService> services = context.getBeansOfType(BackgroundService.class);
             assertThat(services.values()).allMatch(BackgroundService::isRunning);
@@ -131,10 +132,12 @@ class DatabaseLifecycleTest {
         });
     }
 
-    private static int listenerSessions() throws SQLException {
+    /** Every client session on the test's database but this query's own: the listener's and the pool's. */
+    private static int tollgateSessions() throws SQLException {
         try (Connection c = postgres.connect(); Statement s = c.createStatement();
              ResultSet rows = s.executeQuery("SELECT count(*) FROM pg_stat_activity"
-                     + " WHERE application_name = 'tollgate-listener'")) {
+                     + " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                     + " AND backend_type = 'client backend'")) {
             rows.next();
             return rows.getInt(1);
         }

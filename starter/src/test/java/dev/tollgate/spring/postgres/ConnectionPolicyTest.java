@@ -28,6 +28,11 @@ class ConnectionPolicyTest {
         assertThat(driver).containsEntry("connectTimeout", "10").containsEntry("loginTimeout", "10")
                 .containsEntry("socketTimeout", "30").containsEntry("tcpKeepAlive", "true");
         assertThat(driver).doesNotContainKeys("user", "password");
+
+        // The pool's connections: the same but no read timeout (migrations and lock waits are the server's to judge).
+        Properties pool = policy.poolDriverProperties();
+        assertThat(pool).containsEntry("connectTimeout", "10").containsEntry("loginTimeout", "10")
+                .containsEntry("tcpKeepAlive", "true").doesNotContainKeys("socketTimeout", "user", "password");
     }
 
     @Test

@@ -10,7 +10,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Where rows the admin API would have refused are reported (possible only if someone wrote to the
  * tables around it): a rule that breaks a rule's constraints, a rule or key naming a tenant or route
- * id outside {@link Ids}. Each is skipped, logged at WARN (the row's text escaped: an id written with
+ * id outside {@link dev.tollgate.spring.directory.Ids Ids}. Each is skipped, logged at WARN (the row's text escaped: an id written with
  * SQL may hold a line break) and counted in {@code tollgate.directory.rejected.rows}; the rest of the
  * load goes on.
  */

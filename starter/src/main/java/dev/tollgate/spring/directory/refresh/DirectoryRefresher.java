@@ -78,6 +78,8 @@ public final class DirectoryRefresher implements AutoCloseable {
     private final SerialScheduler snapshotWriter;
     private final Optional<SnapshotSaver> saver;
     private final AtomicBoolean refreshQueued = new AtomicBoolean();
+    private volatile boolean started;
+    private volatile boolean closed;
     private final CountDownLatch firstAttempt = new CountDownLatch(1);
     // Touched on the scheduler's thread only.
     private boolean readFromDatabase;
@@ -125,6 +127,7 @@ public final class DirectoryRefresher implements AutoCloseable {
 
     /** Starts refreshing: the first attempt at once, then the poll every {@code refreshInterval}. */
     public void start() {
+        started = true;
         scheduler.execute(() -> {
             try {
                 refresh();
@@ -158,7 +161,9 @@ public final class DirectoryRefresher implements AutoCloseable {
      * merged into it.
      */
     public void refreshSoon() {
-        if (refreshQueued.compareAndSet(false, true)) {
+        // Before start() the first attempt is still to come, and it reads everything; after close()
+        // there is nothing to refresh for (the listener may still deliver a notification meanwhile).
+        if (started && !closed && refreshQueued.compareAndSet(false, true)) {
             scheduler.execute(() -> {
                 refreshQueued.set(false);
                 refresh();
@@ -250,6 +255,7 @@ public final class DirectoryRefresher implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         scheduler.close();
         if (snapshotWriter != null) {
             snapshotWriter.close();

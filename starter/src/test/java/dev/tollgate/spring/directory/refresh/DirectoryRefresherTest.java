@@ -128,6 +128,21 @@ class DirectoryRefresherTest {
     }
 
     @Test
+    void aChangeSignalledBeforeTheStartAsksForNothing() {
+        // The listener connects (and signals) in an earlier phase than the refresher starts: the first
+        // load belongs to start(), in its own phase.
+        Directory directory = directory();
+        DirectoryRefresher refresher = refresher(directory, postgres.jdbcUrl(), List.of());
+        refresher.refreshSoon();
+        scheduler.runDue();
+        assertThat(directory.snapshot().origin()).as("not loaded before start()").isEqualTo(DirectorySnapshot.Origin.NOT_LOADED);
+
+        refresher.start();
+        scheduler.runDue();
+        assertThat(directory.snapshot().origin()).isEqualTo(DirectorySnapshot.Origin.DATABASE);
+    }
+
+    @Test
     void theSnapshotAgeIsNaNBeforeTheFirstLoadThenCountedOnTheInjectedClock() {
         Directory directory = directory();
         DirectoryRefresher refresher = refresher(directory, "jdbc:postgresql://127.0.0.1:" + FreePort.find()
