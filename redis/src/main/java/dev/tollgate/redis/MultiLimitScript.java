@@ -140,14 +140,14 @@ public final class MultiLimitScript {
                         throw new IllegalStateException("the multi-limit script found its quota windows stale "
                                 + attempt + " times (Redis's clock " + reply[1] + " ms)");
                     }
-                    // Tables around Redis's clock now; the limit that asked also covers what it asked for.
+                    // Tables around Redis's clock now; a limit that asked for a later instant (a count
+                    // kept for a later window) keeps covering it on every further attempt.
                     long redisNow = reply[1];
                     int limit = (int) reply[2] - 1;
                     long uncovered = reply[3];
                     for (int i = 0; i < cover.length; i++) {
-                        long low = i == limit ? Math.min(cover[i][0], uncovered) : redisNow;
-                        long high = i == limit ? Math.max(cover[i][1], uncovered) : redisNow;
-                        cover[i] = new long[] {Math.min(low, redisNow), Math.max(high, redisNow)};
+                        long needed = i == limit ? uncovered : cover[i][1];
+                        cover[i] = new long[] {Math.min(redisNow, needed), Math.max(redisNow, needed)};
                     }
                     attempt(charges, keyIndex, keys, cover, attempt + 1, result);
                     return;
