@@ -53,18 +53,24 @@ local function ceil_div(a, b)
   return q
 end
 
--- Parse the limits; collect each key's distinct fields for one HMGET per key.
+-- Parse the limits; collect each key's distinct fields for one HMGET per key. Each limit's table is
+-- built with every field it will hold, so that it is sized once (this runs on every call).
 local n = tonumber(ARGV[1])
 local limits = {}
-local fields_of = {}
+local reads = {}
+local seen = {}
 local at = 2
 for i = 1, n do
-  local l = { ki = tonumber(ARGV[at]), field = ARGV[at + 1], kind = ARGV[at + 2], shadow = ARGV[at + 3] == '1' }
+  local ki, field, kind = tonumber(ARGV[at]), ARGV[at + 1], ARGV[at + 2]
+  local l = { ki = ki, field = field, kind = kind, shadow = ARGV[at + 3] == '1',
+    capacity = false, rate = false, cost = false, quota = false, unit = false, offset = false, bounds = false,
+    room = false, value = false, tokens = false, lag = false, utokens = false, ulag = false,
+    start = false, stop = false, needed = false, expiry = false }
   at = at + 4
-  if l.kind == 'b' then
+  if kind == 'b' then
     l.capacity, l.rate, l.cost = tonumber(ARGV[at]), tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
     at = at + 3
-  elseif l.kind == 'f' then
+  elseif kind == 'f' then
     l.quota, l.cost, l.unit, l.offset = tonumber(ARGV[at]), tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]),
         tonumber(ARGV[at + 3])
     at = at + 4
@@ -79,14 +85,15 @@ for i = 1, n do
     at = at + 3 + m
   end
   limits[i] = l
-  local fields = fields_of[l.ki]
+  local fields = reads[ki]
   if fields == nil then
-    fields = { list = {}, seen = {} }
-    fields_of[l.ki] = fields
+    fields = { XP_FIELD }
+    reads[ki] = fields
   end
-  if not fields.seen[l.field] then
-    fields.seen[l.field] = true
-    fields.list[#fields.list + 1] = l.field
+  local id = ki .. ':' .. field
+  if not seen[id] then
+    seen[id] = true
+    fields[#fields + 1] = field
   end
 end
 
@@ -94,9 +101,9 @@ end
 local stored = {}
 local xps = {}
 local wrongtype = {}
-for ki, fields in pairs(fields_of) do
+for ki, fields in pairs(reads) do
   local values = {}
-  local reply = redis.pcall('HMGET', KEYS[ki], XP_FIELD, unpack(fields.list))
+  local reply = redis.pcall('HMGET', KEYS[ki], unpack(fields))
   if reply.err then
     wrongtype[ki] = true -- not a hash: ours to replace, but only if the request is admitted
   else
@@ -104,8 +111,8 @@ for ki, fields in pairs(fields_of) do
     if xp ~= nil and xp == xp and xp >= 0 and xp ~= math.huge then
       xps[ki] = xp
     end
-    for j, field in ipairs(fields.list) do
-      values[field] = reply[j + 1]
+    for j = 2, #fields do
+      values[fields[j]] = reply[j]
     end
   end
   stored[ki] = values
@@ -157,8 +164,8 @@ local function bucket_step(l, value)
   l.value = struct.pack(BUCKET_FORMAT, after, ts)
   -- Admitted, waits count from the time written; rejected, nothing is written and nothing refills
   -- before Redis's clock passes the stored time.
-  l.charged = { after, ts - now }
-  l.uncharged = { tokens, math.max(stored_ts, now) - now }
+  l.tokens, l.lag = after, ts - now
+  l.utokens, l.ulag = tokens, math.max(stored_ts, now) - now
   -- The key must outlive the bucket's refill (a missing bucket is a full one): as token_bucket.lua,
   -- needed until full, set to twice the fill time.
   l.needed = ts + ceil_div(capacity - after, rate)
@@ -208,8 +215,7 @@ local function quota_step(l, value)
   l.room = l.cost <= l.quota - used
   local after = l.room and used + l.cost or used
   l.value = struct.pack(QUOTA_FORMAT, start, after)
-  l.charged = { after }
-  l.uncharged = { used }
+  l.tokens, l.utokens = after, used
   l.start, l.stop = start, stop
   l.needed = stop -- after its window the count is dropped anyway
   l.expiry = stop
@@ -303,12 +309,15 @@ end
 
 local reply = { admitted and 1 or 0, now }
 for _, l in ipairs(limits) do
-  local outcome = admitted and l.charged or l.uncharged
   reply[#reply + 1] = l.room and 1 or 0
   if l.kind == 'b' then
-    bucket_reply(l, reply, outcome[1], outcome[2])
+    if admitted then
+      bucket_reply(l, reply, l.tokens, l.lag)
+    else
+      bucket_reply(l, reply, l.utokens, l.ulag)
+    end
   else
-    quota_reply(l, reply, outcome[1])
+    quota_reply(l, reply, admitted and l.tokens or l.utokens)
   end
 end
 return reply
