@@ -53,18 +53,48 @@ public final class MultiLimitScript {
     private final QuotaWindows windows;
     private final boolean arithmeticWhereFixed;
     private final LongSupplier clock;
+    private final Layout layout;
+
+    /**
+     * Where a limit's state lives. The script takes any key and field, so this is the adapter's
+     * choice alone; both keep a tenant's states in its slot.
+     */
+    public enum Layout {
+        /**
+         * The draft's: per-route states in {@code rl:{tenant}:route} (field: the limit's name), the
+         * tenant's totals in {@code rl:{tenant}}. A route's key expires on its own when its states no
+         * longer matter.
+         */
+        ROUTE_AND_TENANT_KEYS,
+        /**
+         * Every state of a tenant in {@code rl:{tenant}}: per-route states in field
+         * {@code route:limit} (the route escaped as in keys, so it has no {@code :}; a limit name
+         * has none either), totals in field {@code limit}. One key read and written per request, and
+         * fewer keys; but the tenant's key lives while any of its fields matters, so the states of
+         * routes no longer called stay until the whole key expires (bounded by the routes a gateway
+         * serves), and a tenant with more than 127 states leaves the compact listpack encoding.
+         * Measured beside the other in {@code MultiLimitRedisCostBench}; not the default.
+         */
+        ONE_KEY_PER_TENANT
+    }
 
     private MultiLimitScript(ScriptCalls calls, QuotaWindows windows, boolean arithmeticWhereFixed,
-                             LongSupplier clock) {
+                             LongSupplier clock, Layout layout) {
         this.calls = Objects.requireNonNull(calls, "calls");
         this.windows = Objects.requireNonNull(windows, "windows");
         this.arithmeticWhereFixed = arithmeticWhereFixed;
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.layout = Objects.requireNonNull(layout, "layout");
     }
 
     /** Quotas in calendar windows; tables built around this machine's clock (epoch ms). */
     public MultiLimitScript(ScriptCalls calls) {
-        this(calls, CalendarQuota::windowAt, true, System::currentTimeMillis);
+        this(calls, CalendarQuota::windowAt, true, System::currentTimeMillis, Layout.ROUTE_AND_TENANT_KEYS);
+    }
+
+    /** Quotas in calendar windows, states kept in {@code layout}. */
+    public MultiLimitScript(ScriptCalls calls, Layout layout) {
+        this(calls, CalendarQuota::windowAt, true, System::currentTimeMillis, layout);
     }
 
     /**
@@ -72,7 +102,13 @@ public final class MultiLimitScript {
      * how a test drives the script over windows short enough to cross many of them.
      */
     public static MultiLimitScript withWindowTables(ScriptCalls calls, QuotaWindows windows, LongSupplier clock) {
-        return new MultiLimitScript(calls, windows, false, clock);
+        return withWindowTables(calls, windows, clock, Layout.ROUTE_AND_TENANT_KEYS);
+    }
+
+    /** As {@link #withWindowTables(ScriptCalls, QuotaWindows, LongSupplier)}, states kept in {@code layout}. */
+    public static MultiLimitScript withWindowTables(ScriptCalls calls, QuotaWindows windows, LongSupplier clock,
+                                                    Layout layout) {
+        return new MultiLimitScript(calls, windows, false, clock, layout);
     }
 
     /**
@@ -87,9 +123,24 @@ public final class MultiLimitScript {
 
     /** The Redis key of a limit's state: {@code rl:{tenant}:route}, or {@code rl:{tenant}} for a tenant's total. */
     public static String redisKey(LimitKey key) {
+        return redisKey(key, Layout.ROUTE_AND_TENANT_KEYS);
+    }
+
+    /** The Redis key of a limit's state in {@code layout}. */
+    public static String redisKey(LimitKey key, Layout layout) {
+        if (layout == Layout.ONE_KEY_PER_TENANT) {
+            return RedisKeys.BUCKET_PREFIX + '{' + RedisKeys.escape(key.tenant()) + '}';
+        }
         return key.isWholeTenant()
                 ? RedisKeys.BUCKET_PREFIX + '{' + RedisKeys.escape(key.tenant()) + '}'
                 : RedisKeys.bucket(key.tenant(), key.route());
+    }
+
+    /** The hash field of a limit's state in {@code layout}. */
+    public static String field(LimitKey key, Layout layout) {
+        return layout == Layout.ONE_KEY_PER_TENANT && !key.isWholeTenant()
+                ? RedisKeys.escape(key.route()) + ':' + key.limit()
+                : key.limit();
     }
 
     /**
@@ -107,7 +158,7 @@ public final class MultiLimitScript {
                 throw new IllegalArgumentException("one request's limits are one tenant's (one slot): "
                         + tenant + " and " + charge.key().tenant());
             }
-            keyIndex.putIfAbsent(redisKey(charge.key()), keyIndex.size() + 1);
+            keyIndex.putIfAbsent(redisKey(charge.key(), layout), keyIndex.size() + 1);
         }
         String[] keys = keyIndex.keySet().toArray(String[]::new);
         long gatewayNow = clock.getAsLong();
@@ -164,8 +215,8 @@ public final class MultiLimitScript {
         args.add(Integer.toString(charges.size()));
         for (int i = 0; i < charges.size(); i++) {
             LimitCharge charge = charges.get(i);
-            args.add(Integer.toString(keyIndex.get(redisKey(charge.key()))));
-            args.add(charge.limit().name());
+            args.add(Integer.toString(keyIndex.get(redisKey(charge.key(), layout))));
+            args.add(field(charge.key(), layout));
             if (charge.limit().allowance() instanceof TokenBucket bucket) {
                 BucketLimits limits = bucket.limits(charge.cost());
                 args.add("b");

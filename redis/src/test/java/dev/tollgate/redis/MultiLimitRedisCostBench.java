@@ -63,6 +63,8 @@ class MultiLimitRedisCostBench {
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             RedisBucketStore today = RedisBucketStore.on(connection);
             MultiLimitScript multi = new MultiLimitScript(ScriptCalls.on(connection));
+            MultiLimitScript oneKey = new MultiLimitScript(ScriptCalls.on(connection),
+                    MultiLimitScript.Layout.ONE_KEY_PER_TENANT);
             System.out.println("redis " + field(server.command("INFO", "server"), "redis_version") + ", "
                     + tenants + " tenants x " + ROUTES.size() + " routes");
 
@@ -78,10 +80,16 @@ class MultiLimitRedisCostBench {
             lines.add(memory("multi_limit.lua, 3 limits, 3 routes per tenant (5 states in 4 keys)", tenants,
                     ROUTES.size(), 5.0 / 3, (t, r) -> multi.decide(threeLimits(t, r)),
                     (t, r) -> MultiLimitScript.redisKey(DAY.keyFor(t, r))));
+            lines.add(memory("multi_limit.lua, 3 limits, 1 route per tenant, ONE KEY per tenant", tenants, 1, 3,
+                    (t, r) -> oneKey.decide(threeLimits(t, r)),
+                    (t, r) -> MultiLimitScript.redisKey(DAY.keyFor(t, r), MultiLimitScript.Layout.ONE_KEY_PER_TENANT)));
+            lines.add(memory("multi_limit.lua, 3 limits, 3 routes per tenant, ONE KEY per tenant", tenants,
+                    ROUTES.size(), 5.0 / 3, (t, r) -> oneKey.decide(threeLimits(t, r)),
+                    (t, r) -> MultiLimitScript.redisKey(DAY.keyFor(t, r), MultiLimitScript.Layout.ONE_KEY_PER_TENANT)));
             System.out.println("\nRedis memory per limit state (used_memory after - before) / states:");
             lines.forEach(System.out::println);
 
-            cpu(today, multi, rounds, calls);
+            cpu(today, multi, oneKey, rounds, calls);
         } finally {
             client.shutdown();
             server.close();
@@ -141,12 +149,14 @@ class MultiLimitRedisCostBench {
      * Redis CPU per call: for each variant, CONFIG RESETSTAT, {@code calls} calls over 1,000 warm
      * tenants, then evalsha's usec_per_call; rounds interleave the variants; medians reported.
      */
-    private void cpu(RedisBucketStore today, MultiLimitScript multi, int rounds, int calls) {
-        String[] names = {"token_bucket.lua, 1 bucket (today)", "multi_limit.lua, 1 limit", "multi_limit.lua, 3 limits"};
+    private void cpu(RedisBucketStore today, MultiLimitScript multi, MultiLimitScript oneKey, int rounds, int calls) {
+        String[] names = {"token_bucket.lua, 1 bucket (today)", "multi_limit.lua, 1 limit", "multi_limit.lua, 3 limits",
+            "multi_limit.lua, 3 limits, one key"};
         List<BiFunction<String, String, CompletionStage<?>>> variants = List.of(
                 (t, r) -> today.tryAcquire(new BucketKey(t, r), TODAY),
                 (t, r) -> multi.decide(List.of(LimitCharge.of(t, r, PER_ROUTE))),
-                (t, r) -> multi.decide(threeLimits(t, r)));
+                (t, r) -> multi.decide(threeLimits(t, r)),
+                (t, r) -> oneKey.decide(threeLimits(t, r)));
         double[][] usec = new double[variants.size()][rounds];
         server.command("FLUSHALL");
         for (int round = -1; round < rounds; round++) { // round -1 warms keys, scripts and the JIT

@@ -56,6 +56,11 @@ abstract class MultiLimitScriptContract {
     /** A new string connection to the server (the caller closes it). */
     protected abstract StatefulConnection<String, String> newConnection();
 
+    /** Where states are kept (the script is the same for every layout). */
+    protected MultiLimitScript.Layout layout() {
+        return MultiLimitScript.Layout.ROUTE_AND_TENANT_KEYS;
+    }
+
     /** Connections the parallel test spreads its calls over. */
     protected int parallelConnections() {
         return 16;
@@ -73,7 +78,7 @@ abstract class MultiLimitScriptContract {
         AtomicInteger stagedSteps = new AtomicInteger();
         forAll(25, random -> {
             SyntheticWindows windows = new SyntheticWindows(random.nextLong());
-            MultiLimitScript script = MultiLimitScript.withWindowTables(calls(), windows, System::currentTimeMillis);
+            MultiLimitScript script = MultiLimitScript.withWindowTables(calls(), windows, System::currentTimeMillis, layout());
             ReferenceLimitEvaluator reference = new ReferenceLimitEvaluator(windows);
             List<Limit> limits = randomLimits(random);
             List<String> tenants = List.of(freshTenant("diff"), freshTenant("shop:a{b}"), freshTenant("t"));
@@ -137,7 +142,7 @@ abstract class MultiLimitScriptContract {
         for (int i = 0; i < parallelConnections(); i++) {
             StatefulConnection<String, String> c = newConnection();
             pool.add(c);
-            scripts.add(new MultiLimitScript(ScriptCalls.on(c)));
+            scripts.add(new MultiLimitScript(ScriptCalls.on(c), layout()));
         }
         ExecutorService executor = Executors.newFixedThreadPool(threads);
         CountDownLatch go = new CountDownLatch(1);
@@ -192,7 +197,7 @@ abstract class MultiLimitScriptContract {
         Limit month = new Limit("month", LimitScope.tenant(), new CalendarQuota(5, QuotaPeriod.MONTH, ZoneId.of("Europe/Berlin")));
         Limit minute = new Limit("minute", LimitScope.eachRoute(), new CalendarQuota(3, QuotaPeriod.MINUTE, ZoneId.of("Europe/Berlin")));
         MultiLimitScript behind = MultiLimitScript.withWindowTables(calls(), CalendarQuota::windowAt,
-                () -> System.currentTimeMillis() - 600_000);
+                () -> System.currentTimeMillis() - 600_000, layout());
         MultiLimitScript.Reply reply = behind.decide(List.of(LimitCharge.of(tenant, "r", minute),
                 LimitCharge.of(tenant, "r", month))).join();
         assertThat(reply.attempts()).isEqualTo(2);
@@ -210,9 +215,9 @@ abstract class MultiLimitScriptContract {
         String tenant = freshTenant("expiry");
         Limit rate = new Limit("rate", LimitScope.tenant(), new TokenBucket(10, 1)); // fills in 10 s
         Limit day = new Limit("day", LimitScope.tenant(), new CalendarQuota(1000, QuotaPeriod.DAY));
-        MultiLimitScript script = new MultiLimitScript(calls());
+        MultiLimitScript script = new MultiLimitScript(calls(), layout());
         MultiLimitScript.Reply reply = script.decide(List.of(LimitCharge.of(tenant, "r", rate))).join();
-        byte[] key = MultiLimitScript.redisKey(rate.keyFor(tenant, "r")).getBytes(StandardCharsets.UTF_8);
+        byte[] key = MultiLimitScript.redisKey(rate.keyFor(tenant, "r"), layout()).getBytes(StandardCharsets.UTF_8);
         assertThat(bytes().pttl(key)).isBetween(19_000L, 20_002L);
         reply = script.decide(List.of(LimitCharge.of(tenant, "r", rate), LimitCharge.of(tenant, "r", day))).join();
         long dayEnd = reply.decision().outcomes().get(1).window().endMillis();
@@ -255,8 +260,8 @@ abstract class MultiLimitScriptContract {
     }
 
     private LimitState stateInRedis(LimitKey key) {
-        return MultiLimitStates.decode(bytes().hget(MultiLimitScript.redisKey(key).getBytes(StandardCharsets.UTF_8),
-                key.limit().getBytes(StandardCharsets.UTF_8)));
+        return MultiLimitStates.decode(bytes().hget(MultiLimitScript.redisKey(key, layout()).getBytes(StandardCharsets.UTF_8),
+                MultiLimitScript.field(key, layout()).getBytes(StandardCharsets.UTF_8)));
     }
 
     /**
@@ -275,11 +280,12 @@ abstract class MultiLimitScriptContract {
             long later = windows.windowAt(quota, now + random.nextInt(400)).startMillis();
             state = new LimitState.Quota(later, random.nextLong(quota.quota() + 1));
         }
-        byte[] key = MultiLimitScript.redisKey(charge.key()).getBytes(StandardCharsets.UTF_8);
+        byte[] key = MultiLimitScript.redisKey(charge.key(), layout()).getBytes(StandardCharsets.UTF_8);
         // Extended first, so that a key about to expire cannot take the staged field with it (if it
         // expires before this, everything it held no longer mattered).
         bytes().pexpire(key, 60_000);
-        bytes().hset(key, charge.key().limit().getBytes(StandardCharsets.UTF_8), MultiLimitStates.encode(state));
+        bytes().hset(key, MultiLimitScript.field(charge.key(), layout()).getBytes(StandardCharsets.UTF_8),
+                MultiLimitStates.encode(state));
         // The staged state must outlive its key's expiry, as the script would have seen to.
         bytes().hset(key, "_xp".getBytes(StandardCharsets.UTF_8),
                 Long.toString(now + 60_000).getBytes(StandardCharsets.UTF_8));
