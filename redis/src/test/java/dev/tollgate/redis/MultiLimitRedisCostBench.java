@@ -137,7 +137,7 @@ class MultiLimitRedisCostBench {
         String sample = sampleKey.apply(sampleTenant, ROUTES.get(0));
         String sampleText = sample + ": MEMORY USAGE " + server.command("MEMORY", "USAGE", sample).substring(1)
                 + " B, " + server.command("OBJECT", "ENCODING", sample);
-        if (!sample.equals(routeKey) && !name.contains("today")) {
+        if (!sample.equals(routeKey) && !name.contains("today") && !name.contains("ONE KEY")) {
             sampleText += "; " + routeKey + ": MEMORY USAGE " + server.command("MEMORY", "USAGE", routeKey).substring(1)
                     + " B, " + server.command("OBJECT", "ENCODING", routeKey);
         }
