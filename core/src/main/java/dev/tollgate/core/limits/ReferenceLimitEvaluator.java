@@ -46,7 +46,29 @@ import java.util.Map;
  */
 public final class ReferenceLimitEvaluator {
 
+    /**
+     * Where a quota's windows lie: the calendar's ({@link CalendarQuota#windowAt}) unless a test says
+     * otherwise (the Redis script is generic over the window tables it is sent, so its differential
+     * test drives it with short synthetic windows, and the reference must count in the same ones).
+     */
+    @FunctionalInterface
+    public interface QuotaWindows {
+        /** The window of {@code quota} that holds {@code epochMillis}. */
+        CalendarWindow windowAt(CalendarQuota quota, long epochMillis);
+    }
+
     private final Map<LimitKey, LimitState> states = new HashMap<>();
+    private final QuotaWindows windows;
+
+    /** An evaluator whose quotas count in calendar windows. */
+    public ReferenceLimitEvaluator() {
+        this(CalendarQuota::windowAt);
+    }
+
+    /** An evaluator whose quotas count in the windows {@code windows} gives (a test's). */
+    public ReferenceLimitEvaluator(QuotaWindows windows) {
+        this.windows = java.util.Objects.requireNonNull(windows, "windows");
+    }
 
     /** Decides {@code charges} (one request's limits) at {@code nowMillis}, and records what it takes. */
     public MultiLimitDecision decide(List<LimitCharge> charges, long nowMillis) {
@@ -57,7 +79,7 @@ public final class ReferenceLimitEvaluator {
             LimitState before = written.containsKey(charge.key()) ? written.get(charge.key()) : states.get(charge.key());
             Step step = charge.limit().allowance() instanceof TokenBucket bucket
                     ? bucketStep(charge, bucket, before, nowMillis)
-                    : quotaStep(charge, (CalendarQuota) charge.limit().allowance(), before, nowMillis);
+                    : quotaStep(charge, (CalendarQuota) charge.limit().allowance(), before, nowMillis, windows);
             written.put(charge.key(), step.after);
             steps.add(step);
             admitted &= step.hasRoom || charge.limit().shadow();
@@ -137,13 +159,14 @@ public final class ReferenceLimitEvaluator {
                 tokens / cost, retry, reset, null);
     }
 
-    private static Step quotaStep(LimitCharge charge, CalendarQuota quota, LimitState before, long now) {
-        CalendarWindow window = quota.windowAt(now);
+    private static Step quotaStep(LimitCharge charge, CalendarQuota quota, LimitState before, long now,
+                                  QuotaWindows windows) {
+        CalendarWindow window = windows.windowAt(quota, now);
         long used = 0;
         if (before instanceof LimitState.Quota stored) {
             // Computed under the quota as it is now: a count written under another period or zone
             // counts in the window that holds its start.
-            CalendarWindow storedWindow = quota.windowAt(stored.windowStartMillis());
+            CalendarWindow storedWindow = windows.windowAt(quota, stored.windowStartMillis());
             if (storedWindow.startMillis() >= window.startMillis()) {
                 window = storedWindow; // the same window, or a later one: the clock stepped back
                 used = stored.used();
