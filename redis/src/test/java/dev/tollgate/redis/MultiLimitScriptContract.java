@@ -85,7 +85,7 @@ abstract class MultiLimitScriptContract {
             long now = 0;
             for (int request = 0; request < 80; request++) {
                 if (random.nextInt(5) == 0) {
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(random.nextInt(60)));
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(random.nextInt(20)));
                 }
                 String tenant = tenants.get(random.nextInt(tenants.size()));
                 String route = ROUTES.get(random.nextInt(ROUTES.size()));

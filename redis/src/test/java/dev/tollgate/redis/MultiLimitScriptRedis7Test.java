@@ -3,53 +3,14 @@ package dev.tollgate.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tollgate.testkit.RedisServer;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
-import io.lettuce.core.codec.ByteArrayCodec;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The multi-limit script's contract on the system's Redis (7 or later; the testkit falls back to 6.2 without one). */
-class MultiLimitScriptRedis7Test extends MultiLimitScriptContract {
-
-    private static RedisServer server;
-    private static RedisClient client;
-    private static ScriptCalls calls;
-    private static RedisClusterCommands<byte[], byte[]> bytes;
-
-    @BeforeAll
-    static void startRedis() {
-        server = RedisServer.start();
-        client = RedisClient.create(server.uri());
-        calls = ScriptCalls.on(client.connect());
-        bytes = client.connect(ByteArrayCodec.INSTANCE).sync();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (client != null) {
-            client.shutdown();
-        }
-        if (server != null) {
-            server.close();
-        }
-    }
+class MultiLimitScriptRedis7Test extends StandaloneMultiLimitScriptContract {
 
     @Override
-    protected ScriptCalls calls() {
-        return calls;
-    }
-
-    @Override
-    protected RedisClusterCommands<byte[], byte[]> bytes() {
-        return bytes;
-    }
-
-    @Override
-    protected StatefulConnection<String, String> newConnection() {
-        return client.connect();
+    protected RedisServer startServer() {
+        return RedisServer.start();
     }
 
     @Test
