@@ -151,7 +151,7 @@ class DatabaseDirectoryConfiguration {
 
     @Bean
     BackgroundService notificationListenerService(NotificationListener listener) {
-        return BackgroundService.of("notification listener", LifecyclePhase.CONNECTIONS, listener::start,
+        return BackgroundService.restartable("notification listener", LifecyclePhase.CONNECTIONS, listener::start,
                 listener::stop);
     }
 

@@ -145,7 +145,7 @@ public class RegionAutoConfiguration {
         /** Stopping gives the rebalancer's lock up and says this instance leaves, waiting up to 2 s for it. */
         @Bean
         BackgroundService regionCoordinatorService(RegionCoordinator coordinator) {
-            return BackgroundService.of("region coordinator", LifecyclePhase.STATE, coordinator::start, () -> {
+            return BackgroundService.restartable("region coordinator", LifecyclePhase.STATE, coordinator::start, () -> {
                 try {
                     coordinator.stop().get(2, TimeUnit.SECONDS);
                 } catch (TimeoutException | ExecutionException e) {

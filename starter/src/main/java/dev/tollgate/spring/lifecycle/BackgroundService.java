@@ -10,6 +10,12 @@ import org.springframework.context.SmartLifecycle;
  * action once (start-up waits belong there, never in a {@code @Bean} method), {@link #stop()} its
  * stop action once, in the order of their {@link LifecyclePhase}. The component itself stays free of
  * Spring (the Redis module's components cannot know it); the wiring wraps it in one of these.
+ *
+ * <p>Most components release what they hold for good when they stop (their scheduler's thread, their
+ * connections), so a start after a stop ({@code ConfigurableApplicationContext.stop()} then
+ * {@code start()}) is refused with an {@link IllegalStateException} naming the component, rather
+ * than leave it silently dead; a component made to start again is wrapped with
+ * {@link #restartable}.
  */
 public final class BackgroundService implements SmartLifecycle {
 
@@ -19,27 +25,44 @@ public final class BackgroundService implements SmartLifecycle {
     private final LifecyclePhase phase;
     private final Runnable onStart;
     private final AutoCloseable onStop;
+    private final boolean restartable;
     private final AtomicBoolean running = new AtomicBoolean();
+    private volatile boolean stoppedOnce;
 
-    private BackgroundService(String name, LifecyclePhase phase, Runnable onStart, AutoCloseable onStop) {
+    private BackgroundService(String name, LifecyclePhase phase, Runnable onStart, AutoCloseable onStop,
+                              boolean restartable) {
         this.name = name;
         this.phase = phase;
         this.onStart = onStart;
         this.onStop = onStop;
+        this.restartable = restartable;
     }
 
-    /** A component started with {@code onStart} and stopped with {@code onStop}, in {@code phase}. */
+    /**
+     * A component started with {@code onStart} and stopped for good with {@code onStop}, in
+     * {@code phase}.
+     */
     public static BackgroundService of(String name, LifecyclePhase phase, Runnable onStart, AutoCloseable onStop) {
-        return new BackgroundService(name, phase, onStart, onStop);
+        return new BackgroundService(name, phase, onStart, onStop, false);
+    }
+
+    /** A component that {@code onStart} can start again after {@code onStop} stopped it. */
+    public static BackgroundService restartable(String name, LifecyclePhase phase, Runnable onStart,
+                                                AutoCloseable onStop) {
+        return new BackgroundService(name, phase, onStart, onStop, true);
     }
 
     /** A component with nothing to start, stopped with {@code onStop} in {@code phase}. */
     public static BackgroundService stopping(String name, LifecyclePhase phase, AutoCloseable onStop) {
-        return new BackgroundService(name, phase, () -> { }, onStop);
+        return new BackgroundService(name, phase, () -> { }, onStop, true);
     }
 
     @Override
     public void start() {
+        if (stoppedOnce && !restartable && !running.get()) {
+            throw new IllegalStateException(name + " cannot start again once stopped (what it held is released);"
+                    + " restart the application instead");
+        }
         if (running.compareAndSet(false, true)) {
             onStart.run();
         }
@@ -48,6 +71,7 @@ public final class BackgroundService implements SmartLifecycle {
     @Override
     public void stop() {
         if (running.compareAndSet(true, false)) {
+            stoppedOnce = true;
             try {
                 onStop.close();
             } catch (Exception e) {
