@@ -17,11 +17,11 @@ final class SyntheticWindows implements QuotaWindows {
 
     private final long[][] boundaries = new long[QuotaPeriod.values().length][];
 
-    SyntheticWindows(long seed) {
+    SyntheticWindows(long randomStart) {
         long origin = System.currentTimeMillis() - 60_000;
         long until = origin + 3_660_000;
         for (QuotaPeriod period : QuotaPeriod.values()) {
-            SplittableRandom random = new SplittableRandom(seed * 31 + period.ordinal());
+            SplittableRandom random = new SplittableRandom(randomStart * 31 + period.ordinal());
             long[] bounds = new long[(int) ((until - origin) / 20) + 2];
             int n = 0;
             for (long t = origin; t <= until; t += 20 + random.nextInt(81)) {
