@@ -2,6 +2,7 @@ package dev.tollgate.core;
 
 import java.time.Duration;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -26,7 +27,11 @@ public interface SerialScheduler extends AutoCloseable {
     /** The clock the delays are measured on. */
     MonotonicClock clock();
 
-    /** Drops the tasks not run yet and interrupts the one running, if any. */
+    /**
+     * Drops the tasks not run yet and interrupts the one running, if any. A task handed over after
+     * this is dropped too: a component may still be signalled while it closes (a last notification),
+     * and that is no error.
+     */
     @Override
     void close();
 
@@ -43,12 +48,20 @@ public interface SerialScheduler extends AutoCloseable {
         return new SerialScheduler() {
             @Override
             public void execute(Runnable task) {
-                executor.execute(task);
+                try {
+                    executor.execute(task);
+                } catch (RejectedExecutionException closed) {
+                    // The queue is unbounded: only a closed scheduler refuses, and then tasks are dropped.
+                }
             }
 
             @Override
             public void schedule(Runnable task, Duration delay) {
-                executor.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+                try {
+                    executor.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+                } catch (RejectedExecutionException closed) {
+                    // As in execute().
+                }
             }
 
             @Override

@@ -4,13 +4,9 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.domain.JavaConstructorCall;
-import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
-import java.util.concurrent.Executors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -47,22 +43,12 @@ class ArchitectureTest {
 
     @Test
     void noClassMakesAThreadOfItsOwn() {
-        DescribedPredicate<JavaConstructorCall> threadConstructor = new DescribedPredicate<>("a Thread constructor") {
-            @Override
-            public boolean test(JavaConstructorCall call) {
-                return call.getTargetOwner().isAssignableTo(Thread.class);
-            }
-        };
-        DescribedPredicate<JavaMethodCall> executors = new DescribedPredicate<>("Executors' thread pools") {
-            @Override
-            public boolean test(JavaMethodCall call) {
-                return call.getTargetOwner().getName().equals(Executors.class.getName());
-            }
-        };
-        noClasses().that().doNotHaveFullyQualifiedName("dev.tollgate.core.SerialScheduler")
-                .should().callConstructorWhere(threadConstructor).orShould().callMethodWhere(executors)
-                .because("SerialScheduler.daemonThread is the one place Tollgate makes a thread")
-                .check(core);
+        OneThreadOneClockRules.noClassMakesAThreadOfItsOwn().check(core);
+    }
+
+    @Test
+    void noClassReadsTheTimeItself() {
+        OneThreadOneClockRules.noClassReadsTheTimeItself().check(core);
     }
 
     @Test

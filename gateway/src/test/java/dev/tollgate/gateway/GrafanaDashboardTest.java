@@ -51,8 +51,8 @@ class GrafanaDashboardTest {
                     DatabaseGateways.ADMIN_TOKEN).body(), "$.key");
             // A new key is served once the directory has it (pushed within a second): until then the
             // gateway answers 401 and makes no decision, so the decision counter would not exist yet.
-            await().atMost(Duration.ofSeconds(10)).until(() -> gateway.send("POST", "/orders", key).statusCode() != 401);
-            for (int i = 0; i < 4; i++) { // the default rule's burst is 3: at least one of these is rejected
+            RegionGateways.awaitKey(key, List.of(gateway));
+            for (int i = 0; i < 4; i++) { // the default rule's burst is 3: three admitted, one rejected
                 gateway.send("POST", "/orders", key);
             }
             // The rebalancer runs every second here; its meters appear with its first run.

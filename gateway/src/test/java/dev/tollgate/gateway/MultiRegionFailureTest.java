@@ -9,7 +9,6 @@ import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.spring.instances.LiveInstances;
 import dev.tollgate.spring.region.CurrentShares;
 import dev.tollgate.spring.region.RegionCoordinator;
-import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
 import dev.tollgate.testkit.TestUpstream;
@@ -72,8 +71,7 @@ class MultiRegionFailureTest {
     }
 
     private static void awaitKey(String key) {
-        await().atMost(Duration.ofSeconds(5)).until(() -> all().stream()
-                .allMatch(g -> g.context().getBean(Directory.class).lookup(key) instanceof TenantLookup.Verified));
+        RegionGateways.awaitKey(key, all());
     }
 
     private static int admitted(RunningGateway gateway, String key, int requests) {

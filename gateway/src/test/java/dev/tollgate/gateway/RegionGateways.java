@@ -2,14 +2,19 @@ package dev.tollgate.gateway;
 
 import static dev.tollgate.gateway.DatabaseGateways.ADMIN_TOKEN;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.jayway.jsonpath.JsonPath;
 import dev.tollgate.core.region.RegionShares;
+import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.spring.region.CurrentShares;
 import dev.tollgate.spring.region.RegionCoordinator;
+import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.testkit.PostgresEndpoint;
 import dev.tollgate.testkit.RedisServer;
 import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /** Gateways of two regions, eu and us, each with a Redis of its own, sharing one PostgreSQL. */
@@ -33,6 +38,12 @@ final class RegionGateways {
         HttpResponse<String> created = gateway.admin("POST", "/admin/tenants/" + tenant + "/keys", "{}", ADMIN_TOKEN);
         assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
         return JsonPath.read(created.body(), "$.key");
+    }
+
+    /** Waits until every one of {@code gateways} serves {@code key} (its directory has it), without sending a request. */
+    static void awaitKey(String key, List<RunningGateway> gateways) {
+        await().atMost(Duration.ofSeconds(5)).until(() -> gateways.stream()
+                .allMatch(g -> g.context().getBean(Directory.class).lookup(key) instanceof TenantLookup.Verified));
     }
 
     static void putRule(RunningGateway gateway, String tenant, String route, long capacity, double refillPerSecond) {

@@ -2,6 +2,7 @@ package dev.tollgate.redis;
 
 import dev.tollgate.core.BucketLimits;
 import dev.tollgate.core.RedisKeys;
+import dev.tollgate.core.WallClock;
 import dev.tollgate.core.limits.CalendarQuota;
 import dev.tollgate.core.limits.CalendarWindow;
 import dev.tollgate.core.limits.LimitCharge;
@@ -17,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.LongSupplier;
 
 /**
  * Decides every limit of one request in one call of {@code multi_limit.lua}, all or nothing, on
@@ -52,7 +52,7 @@ public final class MultiLimitScript {
     private final ScriptCalls calls;
     private final QuotaWindows windows;
     private final boolean arithmeticWhereFixed;
-    private final LongSupplier clock;
+    private final WallClock clock;
     private final Layout layout;
 
     /**
@@ -79,7 +79,7 @@ public final class MultiLimitScript {
     }
 
     private MultiLimitScript(ScriptCalls calls, QuotaWindows windows, boolean arithmeticWhereFixed,
-                             LongSupplier clock, Layout layout) {
+                             WallClock clock, Layout layout) {
         this.calls = Objects.requireNonNull(calls, "calls");
         this.windows = Objects.requireNonNull(windows, "windows");
         this.arithmeticWhereFixed = arithmeticWhereFixed;
@@ -89,24 +89,24 @@ public final class MultiLimitScript {
 
     /** Quotas in calendar windows; tables built around this machine's clock (epoch ms). */
     public MultiLimitScript(ScriptCalls calls) {
-        this(calls, CalendarQuota::windowAt, true, System::currentTimeMillis, Layout.ROUTE_AND_TENANT_KEYS);
+        this(calls, CalendarQuota::windowAt, true, WallClock.system(), Layout.ROUTE_AND_TENANT_KEYS);
     }
 
     /** Quotas in calendar windows, states kept in {@code layout}. */
     public MultiLimitScript(ScriptCalls calls, Layout layout) {
-        this(calls, CalendarQuota::windowAt, true, System::currentTimeMillis, layout);
+        this(calls, CalendarQuota::windowAt, true, WallClock.system(), layout);
     }
 
     /**
      * Quotas in the windows {@code windows} gives, always sent as tables built around {@code clock}:
      * how a test drives the script over windows short enough to cross many of them.
      */
-    public static MultiLimitScript withWindowTables(ScriptCalls calls, QuotaWindows windows, LongSupplier clock) {
+    public static MultiLimitScript withWindowTables(ScriptCalls calls, QuotaWindows windows, WallClock clock) {
         return withWindowTables(calls, windows, clock, Layout.ROUTE_AND_TENANT_KEYS);
     }
 
-    /** As {@link #withWindowTables(ScriptCalls, QuotaWindows, LongSupplier)}, states kept in {@code layout}. */
-    public static MultiLimitScript withWindowTables(ScriptCalls calls, QuotaWindows windows, LongSupplier clock,
+    /** As {@link #withWindowTables(ScriptCalls, QuotaWindows, WallClock)}, states kept in {@code layout}. */
+    public static MultiLimitScript withWindowTables(ScriptCalls calls, QuotaWindows windows, WallClock clock,
                                                     Layout layout) {
         return new MultiLimitScript(calls, windows, false, clock, layout);
     }
@@ -161,7 +161,7 @@ public final class MultiLimitScript {
             keyIndex.putIfAbsent(redisKey(charge.key(), layout), keyIndex.size() + 1);
         }
         String[] keys = keyIndex.keySet().toArray(String[]::new);
-        long gatewayNow = clock.getAsLong();
+        long gatewayNow = clock.currentTimeMillis();
         long[][] cover = new long[charges.size()][];
         for (int i = 0; i < cover.length; i++) {
             cover[i] = new long[] {gatewayNow, gatewayNow};
@@ -232,7 +232,7 @@ public final class MultiLimitScript {
                 args.add(Long.toString(quota.quota()));
                 args.add(Long.toString(charge.cost()));
                 if (arithmetic) {
-                    args.add(Long.toString(unitMillis(quota)));
+                    args.add(Long.toString(quota.period().fixedMillis()));
                     args.add(Long.toString(WindowTable.fixedOffsetSeconds(quota.zone()) * 1000L));
                 } else {
                     long[] bounds = boundaries(quota, cover[i][0], cover[i][1]);
@@ -244,15 +244,6 @@ public final class MultiLimitScript {
             }
         }
         return args.toArray(String[]::new);
-    }
-
-    private static long unitMillis(CalendarQuota quota) {
-        return switch (quota.period()) {
-            case MINUTE -> 60_000L;
-            case HOUR -> 3_600_000L;
-            case DAY -> 86_400_000L;
-            case MONTH -> throw new IllegalArgumentException("months have no fixed length");
-        };
     }
 
     /**

@@ -3,13 +3,10 @@ package dev.tollgate.redis;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.domain.JavaConstructorCall;
-import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
-import java.util.concurrent.Executors;
+import dev.tollgate.core.OneThreadOneClockRules;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -47,22 +44,12 @@ class ArchitectureTest {
 
     @Test
     void noClassMakesAThreadOfItsOwn() {
-        DescribedPredicate<JavaConstructorCall> threadConstructor = new DescribedPredicate<>("a Thread constructor") {
-            @Override
-            public boolean test(JavaConstructorCall call) {
-                return call.getTargetOwner().isAssignableTo(Thread.class);
-            }
-        };
-        DescribedPredicate<JavaMethodCall> executors = new DescribedPredicate<>("Executors' thread pools") {
-            @Override
-            public boolean test(JavaMethodCall call) {
-                return call.getTargetOwner().getName().equals(Executors.class.getName());
-            }
-        };
-        noClasses()
-                .should().callConstructorWhere(threadConstructor).orShould().callMethodWhere(executors)
-                .because("the adapter's background work runs on a SerialScheduler it is given (SerialScheduler.daemonThread in production)")
-                .check(redis);
+        OneThreadOneClockRules.noClassMakesAThreadOfItsOwn().check(redis);
+    }
+
+    @Test
+    void noClassReadsTheTimeItself() {
+        OneThreadOneClockRules.noClassReadsTheTimeItself().check(redis);
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.tollgate.redis;
 import static dev.tollgate.core.RandomizedCheck.forAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tollgate.core.WallClock;
 import dev.tollgate.core.limits.Allowance;
 import dev.tollgate.core.limits.CalendarQuota;
 import dev.tollgate.core.limits.Limit;
@@ -17,6 +18,7 @@ import dev.tollgate.core.limits.TokenBucket;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -38,7 +40,7 @@ import org.junit.jupiter.api.Test;
  * real Redis (7, 6.2, a cluster: one subclass each). Redis's clock cannot be set, so the reference is
  * evaluated at the {@code now} the script reports, quotas count in short synthetic windows
  * ({@link SyntheticWindows}, sent as tables), and real time is let pass between some requests (a
- * park of up to 60 ms: the one clock here that cannot be injected). Clock steps back are staged by
+ * park of up to 20 ms: the one clock here that cannot be injected). Clock steps back are staged by
  * writing states ahead of Redis's clock, in Redis and in the reference alike.
  */
 abstract class MultiLimitScriptContract {
@@ -78,7 +80,7 @@ abstract class MultiLimitScriptContract {
         AtomicInteger stagedSteps = new AtomicInteger();
         forAll(25, random -> {
             SyntheticWindows windows = new SyntheticWindows(random.nextLong());
-            MultiLimitScript script = MultiLimitScript.withWindowTables(calls(), windows, System::currentTimeMillis, layout());
+            MultiLimitScript script = MultiLimitScript.withWindowTables(calls(), windows, WallClock.system(), layout());
             ReferenceLimitEvaluator reference = new ReferenceLimitEvaluator(windows);
             List<Limit> limits = randomLimits(random);
             List<String> tenants = List.of(freshTenant("diff"), freshTenant("shop:a{b}"), freshTenant("t"));
@@ -197,7 +199,7 @@ abstract class MultiLimitScriptContract {
         Limit month = new Limit("month", LimitScope.tenant(), new CalendarQuota(5, QuotaPeriod.MONTH, ZoneId.of("Europe/Berlin")));
         Limit minute = new Limit("minute", LimitScope.eachRoute(), new CalendarQuota(3, QuotaPeriod.MINUTE, ZoneId.of("Europe/Berlin")));
         MultiLimitScript behind = MultiLimitScript.withWindowTables(calls(), CalendarQuota::windowAt,
-                () -> System.currentTimeMillis() - 600_000, layout());
+                () -> Instant.now().minusSeconds(600), layout());
         MultiLimitScript.Reply reply = behind.decide(List.of(LimitCharge.of(tenant, "r", minute),
                 LimitCharge.of(tenant, "r", month))).join();
         assertThat(reply.attempts()).isEqualTo(2);

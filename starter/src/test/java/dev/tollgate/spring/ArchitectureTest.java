@@ -6,16 +6,12 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
 
-
-import com.tngtech.archunit.base.DescribedPredicate;
-import com.tngtech.archunit.core.domain.JavaCall;
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.domain.JavaConstructorCall;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import dev.tollgate.core.OneThreadOneClockRules;
 import dev.tollgate.spring.postgres.ConnectionPolicy;
 import java.sql.DriverManager;
-import java.util.concurrent.Executors;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -89,26 +85,12 @@ class ArchitectureTest {
 
     @Test
     void noClassMakesAThreadOfItsOwn() {
-        DescribedPredicate<JavaConstructorCall> threadConstructor = new DescribedPredicate<>("a Thread constructor") {
-            @Override
-            public boolean test(JavaConstructorCall call) {
-                return call.getTargetOwner().isAssignableTo(Thread.class);
-            }
-        };
-        DescribedPredicate<JavaCall<?>> threadMaker = new DescribedPredicate<>("Executors' or Thread's thread makers") {
-            @Override
-            public boolean test(JavaCall<?> call) {
-                String owner = call.getTargetOwner().getName();
-                return owner.equals(Executors.class.getName())
-                        || owner.equals(Thread.class.getName()) && call.getName().startsWith("of")
-                        || owner.startsWith(Thread.class.getName() + "$Builder");
-            }
-        };
-        noClasses()
-                .should().callConstructorWhere(threadConstructor).orShould().callMethodWhere(threadMaker)
-                .because("a background component gets its thread from SerialScheduler.daemonThread (core), the one"
-                        + " place Tollgate makes threads: a daemon thread, named, stopped with its component")
-                .check(starter);
+        OneThreadOneClockRules.noClassMakesAThreadOfItsOwn().check(starter);
+    }
+
+    @Test
+    void noClassReadsTheTimeItself() {
+        OneThreadOneClockRules.noClassReadsTheTimeItself().check(starter);
     }
 
     @Test

@@ -9,6 +9,21 @@ import java.util.stream.Collectors;
 public enum QuotaPeriod {
     MINUTE, HOUR, DAY, MONTH;
 
+    /**
+     * The length of one window in a zone of fixed offset, in ms (minute, hour, day); what the Java
+     * side and the script both count windows in.
+     *
+     * @throws IllegalArgumentException for {@link #MONTH}: months have no fixed length
+     */
+    public long fixedMillis() {
+        return switch (this) {
+            case MINUTE -> 60_000L;
+            case HOUR -> 3_600_000L;
+            case DAY -> 86_400_000L;
+            case MONTH -> throw new IllegalArgumentException("months have no fixed length");
+        };
+    }
+
     /** The name written in configuration and the admin API: {@code minute}, {@code hour}, ... */
     public String wireName() {
         return name().toLowerCase(Locale.ROOT);

@@ -45,12 +45,7 @@ public final class WindowTable {
      * unit later. Only for {@link #isArithmetic} periods and zones.
      */
     public static long fixedOffsetStart(QuotaPeriod period, int offsetSeconds, long epochMillis) {
-        long unit = switch (period) {
-            case MINUTE -> 60_000L;
-            case HOUR -> 3_600_000L;
-            case DAY -> 86_400_000L;
-            case MONTH -> throw new IllegalArgumentException("months have no fixed length");
-        };
+        long unit = period.fixedMillis();
         long offset = offsetSeconds * 1000L;
         return Math.floorDiv(epochMillis + offset, unit) * unit - offset;
     }

@@ -59,7 +59,7 @@ public final class BackgroundService implements SmartLifecycle {
 
     @Override
     public void start() {
-        if (stoppedOnce && !restartable && !running.get()) {
+        if (stoppedOnce && !restartable) {
             throw new IllegalStateException(name + " cannot start again once stopped (what it held is released);"
                     + " restart the application instead");
         }

@@ -79,7 +79,6 @@ public final class DirectoryRefresher implements AutoCloseable {
     private final Optional<SnapshotSaver> saver;
     private final AtomicBoolean refreshQueued = new AtomicBoolean();
     private volatile boolean started;
-    private volatile boolean closed;
     private final CountDownLatch firstAttempt = new CountDownLatch(1);
     // Touched on the scheduler's thread only.
     private boolean readFromDatabase;
@@ -161,9 +160,9 @@ public final class DirectoryRefresher implements AutoCloseable {
      * merged into it.
      */
     public void refreshSoon() {
-        // Before start() the first attempt is still to come, and it reads everything; after close()
-        // there is nothing to refresh for (the listener may still deliver a notification meanwhile).
-        if (started && !closed && refreshQueued.compareAndSet(false, true)) {
+        // Before start() the first attempt is still to come, and it reads everything (the listener
+        // starts a phase earlier and signals when it connects).
+        if (started && refreshQueued.compareAndSet(false, true)) {
             scheduler.execute(() -> {
                 refreshQueued.set(false);
                 refresh();
@@ -255,7 +254,6 @@ public final class DirectoryRefresher implements AutoCloseable {
 
     @Override
     public void close() {
-        closed = true;
         scheduler.close();
         if (snapshotWriter != null) {
             snapshotWriter.close();
