@@ -1,13 +1,12 @@
 package dev.tollgate.redis;
 
-import dev.tollgate.testkit.RedisServer;
 
 /** The multi-limit script's contract with every state of a tenant in one key ({@link MultiLimitScript.Layout#ONE_KEY_PER_TENANT}), on Redis 7. */
 class MultiLimitScriptOneKeyLayoutTest extends StandaloneMultiLimitScriptContract {
 
     @Override
-    protected RedisServer startServer() {
-        return RedisServer.start();
+    protected LiveRedis startRedis() {
+        return LiveRedis.start();
     }
 
     @Override

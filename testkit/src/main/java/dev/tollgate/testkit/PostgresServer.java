@@ -5,9 +5,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
 import java.time.Duration;
 
 /**
@@ -144,11 +141,6 @@ public final class PostgresServer implements PostgresEndpoint, AutoCloseable {
     @Override
     public String password() {
         return "";
-    }
-
-    @Override
-    public Connection connect() throws SQLException {
-        return DriverManager.getConnection(jdbcUrl(), username(), password());
     }
 
     public synchronized boolean isRunning() {
