@@ -5,8 +5,7 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
+import dev.tollgate.core.ProductionClasses;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -21,11 +20,7 @@ class ArchitectureTest {
 
     @BeforeAll
     static void importProductionClasses() {
-        // This module's own classes are a directory here; tests and every jar are left out.
-        bench = new ClassFileImporter()
-                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
-                .importPackages("dev.tollgate.bench");
+        bench = ProductionClasses.of(BenchmarkSuite.class);
     }
 
     @Test

@@ -4,8 +4,9 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
+import dev.tollgate.core.ProductionClasses;
+import dev.tollgate.core.RateLimitRule;
+import dev.tollgate.redis.RedisBucketStore;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -22,17 +23,8 @@ class ArchitectureTest {
 
     @BeforeAll
     static void importProductionClasses() {
-        production = new ClassFileImporter()
-                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
-                .importPackages("dev.tollgate.core", "dev.tollgate.redis", "dev.tollgate.spring", "dev.tollgate.gateway");
-        if (production.stream().noneMatch(c -> c.getPackageName().startsWith("dev.tollgate.spring"))) {
-            // Module classes come from jars in a reactor build run from the root, from directories otherwise.
-            production = new ClassFileImporter()
-                    .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                    .importPackages("dev.tollgate.core", "dev.tollgate.redis", "dev.tollgate.spring",
-                            "dev.tollgate.gateway");
-        }
+        production = ProductionClasses.of(RateLimitRule.class, RedisBucketStore.class,
+                dev.tollgate.spring.autoconfigure.TollgateAutoConfiguration.class, TollgateApplication.class);
     }
 
     @Test

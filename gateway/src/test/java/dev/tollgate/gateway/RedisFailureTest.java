@@ -212,6 +212,9 @@ class RedisFailureTest {
                 (System.nanoTime() - thawed) / 1_000_000, WAIT_IN_OPEN_STATE.toMillis());
     }
 
+    /** How much sooner than its wait an opening may be measured (see where it is used). */
+    private static final long CLOCK_SLACK_MS = 5;
+
     @Test
     void redisFrozen_theBreakerFirstOpensBriefly_andEachFailedProbeRoundDoublesTheWait() {
         RedisServer redis = track(RedisServer.start());
@@ -247,9 +250,13 @@ class RedisFailureTest {
         List<Long> openMillis = openings.stream().filter(o -> o[1] != 0)
                 .map(o -> (o[1] - o[0]) / 1_000_000).toList();
         MEASURED.info("[redis frozen, default breaker] open for {} ms in turn", openMillis);
-        assertThat(openMillis.get(0)).as("first opening (ms)").isBetween(100L, 999L);
-        assertThat(openMillis.get(1)).as("second opening (ms)").isGreaterThanOrEqualTo(200L);
-        assertThat(openMillis.get(2)).as("third opening (ms)").isGreaterThanOrEqualTo(400L);
+        // The breaker times its wait on the wall clock from the moment it opens; the open event that
+        // starts this test's stopwatch (System.nanoTime) comes a little after that moment. So an
+        // opening measured here may be short of the wait by that delay (99 ms seen once for 100 ms):
+        // CLOCK_SLACK_MS allows it, far below the doubling each bound checks.
+        assertThat(openMillis.get(0)).as("first opening (ms)").isBetween(100L - CLOCK_SLACK_MS, 999L);
+        assertThat(openMillis.get(1)).as("second opening (ms)").isGreaterThanOrEqualTo(200L - CLOCK_SLACK_MS);
+        assertThat(openMillis.get(2)).as("third opening (ms)").isGreaterThanOrEqualTo(400L - CLOCK_SLACK_MS);
         double redisBefore = redisDecisions(gateway);
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> {
             gateway.send("POST", "/orders", "thawed");

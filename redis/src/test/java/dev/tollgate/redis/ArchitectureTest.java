@@ -4,8 +4,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
+import dev.tollgate.core.ProductionClasses;
 import dev.tollgate.core.OneThreadOneClockRules;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,11 +19,7 @@ class ArchitectureTest {
 
     @BeforeAll
     static void importProductionClasses() {
-        // This module's own classes are a directory here; tests and every jar are left out.
-        redis = new ClassFileImporter()
-                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
-                .importPackages("dev.tollgate.redis");
+        redis = ProductionClasses.of(RedisBucketStore.class);
     }
 
     @Test

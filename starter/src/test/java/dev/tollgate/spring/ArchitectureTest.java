@@ -7,8 +7,7 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
+import dev.tollgate.core.ProductionClasses;
 import dev.tollgate.core.OneThreadOneClockRules;
 import dev.tollgate.spring.postgres.ConnectionPolicy;
 import java.sql.DriverManager;
@@ -27,11 +26,7 @@ class ArchitectureTest {
 
     @BeforeAll
     static void importProductionClasses() {
-        // This module's own classes are a directory here; tests and every jar are left out.
-        starter = new ClassFileImporter()
-                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
-                .importPackages("dev.tollgate.spring");
+        starter = ProductionClasses.of(dev.tollgate.spring.autoconfigure.TollgateAutoConfiguration.class);
     }
 
     @Test
