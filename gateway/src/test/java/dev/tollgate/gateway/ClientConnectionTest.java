@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * The timeouts are Netty's own timers on the real clock, so these tests wait in real time: a second or
  * two each, with margins well above the configured limits.
  */
+@Tag(TimingTests.TAG)
 class ClientConnectionTest {
 
     private static final Duration IDLE_TIMEOUT = Duration.ofMillis(1500);

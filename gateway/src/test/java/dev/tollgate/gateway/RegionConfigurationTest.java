@@ -1,7 +1,6 @@
 package dev.tollgate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleBook;
@@ -17,8 +16,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Regions' settings are checked at start, naming the bad value; without {@code tollgate.region}
- * nothing changes; with rules from configuration (no PostgreSQL) a region enforces its default share.
+ * Without {@code tollgate.region} nothing changes; with rules from configuration (no PostgreSQL) a
+ * region enforces its default share. (Bad region settings stop the start: the starter's
+ * {@code StartupValidationTest}.)
  */
 class RegionConfigurationTest {
 
@@ -45,31 +45,6 @@ class RegionConfigurationTest {
         p.putAll(RunningGateway.route(0, "create-order", "POST", "/orders", upstream.uri()));
         p.putAll(RunningGateway.rule(0, "shop", "create-order", 10, 0.01));
         return p;
-    }
-
-    @Test
-    void sharesThatDoNotSumToOneStopTheGatewaySayingWhatTheySumTo() {
-        assertThatThrownBy(() -> RunningGateway.start(staticGateway(Map.of("tollgate.region", "eu",
-                "tollgate.regions.eu.share", "0.7", "tollgate.regions.us.share", "0.2"))))
-                .hasStackTraceContaining("tollgate.regions: region shares must sum to 1, but eu 0.7 + us 0.2 = 0.9");
-    }
-
-    @Test
-    void aRegionTheRegionsDoNotNameStopsTheGateway() {
-        assertThatThrownBy(() -> RunningGateway.start(staticGateway(Map.of("tollgate.region", "ap",
-                "tollgate.regions.eu.share", "0.7", "tollgate.regions.us.share", "0.3"))))
-                .hasStackTraceContaining("tollgate.region is 'ap', which tollgate.regions does not name (it names [eu, us])");
-        assertThatThrownBy(() -> RunningGateway.start(staticGateway(Map.of("tollgate.region", "eu"))))
-                .hasStackTraceContaining("no region has a share");
-    }
-
-    @Test
-    void aMinimumShareTheRegionsCannotAllHaveStopsTheGateway() {
-        assertThatThrownBy(() -> RunningGateway.start(staticGateway(Map.of("tollgate.region", "eu",
-                "tollgate.regions.eu.share", "0.5", "tollgate.regions.us.share", "0.5",
-                "tollgate.rebalancer.min-share", "0.6"))))
-                .hasStackTraceContaining("tollgate.rebalancer.min-share 0.6")
-                .hasStackTraceContaining("at most 1/2");
     }
 
     @Test

@@ -1,0 +1,15 @@
+package dev.tollgate.gateway;
+
+/**
+ * The tag of the test classes that measure real time on this machine (a cut-off under load, request
+ * rates, timeouts, how long a large load takes) and so must not share the cores with other tests:
+ * the build runs them on their own, one at a time, after the others, which run in two JVMs at once
+ * (the surefire executions in this module's pom).
+ */
+final class TimingTests {
+
+    static final String TAG = "timing";
+
+    private TimingTests() {
+    }
+}
