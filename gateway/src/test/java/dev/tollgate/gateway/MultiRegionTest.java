@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import com.jayway.jsonpath.JsonPath;
 import dev.tollgate.core.region.RegionShares;
 import dev.tollgate.spring.instances.LiveInstances;
+import dev.tollgate.testkit.PostgresDatabase;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
 import dev.tollgate.testkit.TestUpstream;
@@ -34,7 +35,7 @@ class MultiRegionTest {
     /** 4 requests of 5 to eu, 1 to us. */
     private static final int[] EIGHTY_TWENTY = {EU, EU, EU, EU, US};
 
-    private static PostgresServer postgres;
+    private static PostgresDatabase postgres;
     private static RedisServer euRedis;
     private static RedisServer usRedis;
     private static TestUpstream upstream;
@@ -43,7 +44,7 @@ class MultiRegionTest {
 
     @BeforeAll
     static void start() {
-        postgres = PostgresServer.start();
+        postgres = PostgresServer.freshDatabase();
         euRedis = RedisServer.start();
         usRedis = RedisServer.start();
         upstream = new TestUpstream();

@@ -12,6 +12,7 @@ import dev.tollgate.spring.postgres.NotificationListener;
 import dev.tollgate.spring.settings.DatasourceProperties;
 import dev.tollgate.spring.settings.DirectoryProperties;
 import dev.tollgate.spring.settings.TollgateProperties;
+import dev.tollgate.testkit.PostgresDatabase;
 import dev.tollgate.testkit.PostgresServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
@@ -40,11 +41,11 @@ import org.springframework.context.annotation.Configuration;
  */
 class DatabaseLifecycleTest {
 
-    private static PostgresServer postgres;
+    private static PostgresDatabase postgres;
 
     @BeforeAll
     static void startPostgres() {
-        postgres = PostgresServer.start();
+        postgres = PostgresServer.freshDatabase();
     }
 
     @AfterAll

@@ -13,6 +13,8 @@ import dev.tollgate.core.region.ShareRebalancer;
 import dev.tollgate.spring.directory.database.DirectoryRepository;
 import dev.tollgate.spring.postgres.ConnectionPolicy;
 import dev.tollgate.spring.settings.DatabaseEndpoint;
+import dev.tollgate.testkit.PostgresDatabase;
+import dev.tollgate.testkit.PostgresEndpoint;
 import dev.tollgate.testkit.PostgresServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -32,7 +34,7 @@ class RegionCoordinatorTest {
     private static final Duration RETRY_DELAY = Duration.ofSeconds(2);
     private static final RegionShares DEFAULTS = RegionShares.ofPpm(Map.of("eu", 500_000, "us", 500_000));
 
-    private static DatabaseEndpoint migrated(PostgresServer postgres) {
+    private static DatabaseEndpoint migrated(PostgresEndpoint postgres) {
         new DirectoryRepository(new DriverManagerDataSource(postgres.jdbcUrl(), postgres.username(),
                 postgres.password())).migrate();
         return new DatabaseEndpoint(postgres.jdbcUrl(), postgres.username(), postgres.password());
@@ -54,7 +56,7 @@ class RegionCoordinatorTest {
     void oneInstanceLeadsAndAnotherTakesOverWithinAnIntervalOnceItStopsAndItCanStartAgain() {
         ManualScheduler first = new ManualScheduler();
         ManualScheduler second = new ManualScheduler();
-        try (PostgresServer postgres = PostgresServer.start()) {
+        try (PostgresDatabase postgres = PostgresServer.freshDatabase()) {
             DatabaseEndpoint endpoint = migrated(postgres);
             try (RegionCoordinator a = coordinator(endpoint, "a", first);
                  RegionCoordinator b = coordinator(endpoint, "b", second)) {
@@ -126,7 +128,7 @@ class RegionCoordinatorTest {
     @Test
     void aNotificationQueuesOneReadOfTheSharesAndNoneBeforeTheCoordinatorRuns() {
         ManualScheduler scheduler = new ManualScheduler();
-        try (PostgresServer postgres = PostgresServer.start()) {
+        try (PostgresDatabase postgres = PostgresServer.freshDatabase()) {
             DatabaseEndpoint endpoint = migrated(postgres);
             try (RegionCoordinator coordinator = coordinator(endpoint, "a", scheduler)) {
                 coordinator.sharesChanged();
