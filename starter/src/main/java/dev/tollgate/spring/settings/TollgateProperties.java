@@ -22,7 +22,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *                     (tollgate.rules, and the API key is taken as the tenant's name: for trials and benchmarks
  *                     only, anyone can spend anyone's quota).
  * @param apiKeyHeader Request header that carries the tenant's API key.
- * @param defaultRule  The rule for every tenant and route without one of its own.
+ * @param defaultRule  The rule for every tenant and route without one of its own, as the default plan's one
+ *                     limit (each route its own bucket) while no plan is named tollgate.default-plan.
+ * @param defaultPlan  The plan of every tenant on none (or on a plan that cannot be read), once a plan of this
+ *                     name exists; until then the default plan is tollgate.default-rule.
  * @param rules        With source static: rules for a tenant on a route, or on every route of the tenant
  *                     (route "*").
  */
@@ -33,12 +36,17 @@ public record TollgateProperties(
         @DefaultValue("database") Source source,
         @DefaultValue("X-Api-Key") String apiKeyHeader,
         @DefaultValue RuleProperties defaultRule,
+        @DefaultValue("default") String defaultPlan,
         @DefaultValue List<ScopedRuleProperties> rules) {
 
     public TollgateProperties {
         if (apiKeyHeader == null || apiKeyHeader.isBlank()) {
             throw new InvalidSettingException("tollgate.api-key-header", apiKeyHeader,
                     "tollgate.api-key-header must not be blank");
+        }
+        if (defaultPlan == null || defaultPlan.isBlank()) {
+            throw new InvalidSettingException("tollgate.default-plan", defaultPlan,
+                    "tollgate.default-plan must not be blank");
         }
         rules = List.copyOf(rules);
         ruleSet(defaultRule, rules); // fail now, naming the bad entry
