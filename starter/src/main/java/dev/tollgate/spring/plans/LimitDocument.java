@@ -199,6 +199,11 @@ public final class LimitDocument {
         return LogText.escape(plainIsShort ? number.toPlainString() : number.toString(), MAX_ECHO);
     }
 
+    /** {@code node} as JSON text. */
+    public static String toJson(JsonNode node) {
+        return JSON.writeValueAsString(node);
+    }
+
     private static InvalidRuleException at(String path, InvalidRuleException e) {
         return new InvalidRuleException(path + "." + e.field(), e.problem());
     }
@@ -238,6 +243,9 @@ public final class LimitDocument {
         }
         if (!value.isNumber()) {
             throw new InvalidRuleException(path + "." + field, "must be a number");
+        }
+        if (value.isFloatingPointNumber() && !value.isBigDecimal() && !Double.isFinite(value.doubleValue())) {
+            throw new InvalidRuleException(path + "." + field, "is out of range");
         }
         return value.decimalValue();
     }

@@ -328,6 +328,76 @@ public final class DirectoryRepository {
         return jdbc.update("DELETE FROM rate_limit_rule WHERE tenant_id = ? AND route_id = ?", tenant, route) > 0;
     }
 
+    /**
+     * A plan as stored: its limits as {@link LimitDocument}'s JSON array (written by the admin API,
+     * canonical), and how many tenants are on it.
+     */
+    public record StoredPlan(String name, String limitsJson, Instant updatedAt, long tenants) {
+    }
+
+    /** Creates or replaces a plan; returns it and whether it was created. */
+    public record UpsertedPlan(StoredPlan plan, boolean created) {
+    }
+
+    /** What became of a plan asked to be deleted. */
+    public enum PlanDeletion { DELETED, NOT_FOUND, IN_USE }
+
+    private static final String PLAN_COLUMNS = "p.name, p.limits::text AS limits, p.updated_at,"
+            + " (SELECT count(*) FROM tenant_plan t WHERE t.plan = p.name) AS tenants";
+
+    public List<StoredPlan> listPlans() {
+        return jdbc.query("SELECT " + PLAN_COLUMNS + " FROM plan p ORDER BY p.name", (rs, i) -> storedPlan(rs));
+    }
+
+    public Optional<StoredPlan> findPlan(String name) {
+        return jdbc.query("SELECT " + PLAN_COLUMNS + " FROM plan p WHERE p.name = ?", (rs, i) -> storedPlan(rs), name)
+                .stream().findFirst();
+    }
+
+    /** @param limitsJson the limits as {@link LimitDocument#toJson} writes them */
+    public UpsertedPlan upsertPlan(String name, String limitsJson) {
+        boolean created = Boolean.TRUE.equals(jdbc.queryForObject(
+                "INSERT INTO plan (name, limits) VALUES (?, ?::jsonb)"
+                        + " ON CONFLICT (name) DO UPDATE SET limits = EXCLUDED.limits, updated_at = now()"
+                        + " RETURNING (xmax = 0) AS created",
+                Boolean.class, name, limitsJson));
+        return new UpsertedPlan(findPlan(name).orElseThrow(), created);
+    }
+
+    /** Deletes a plan unless tenants are on it (the foreign key refuses it then, even in a race). */
+    public PlanDeletion deletePlan(String name) {
+        try {
+            if (jdbc.update("DELETE FROM plan WHERE name = ?", name) > 0) {
+                return PlanDeletion.DELETED;
+            }
+            return PlanDeletion.NOT_FOUND;
+        } catch (org.springframework.dao.DataIntegrityViolationException e) {
+            return PlanDeletion.IN_USE;
+        }
+    }
+
+    /**
+     * Puts {@code tenant} on {@code plan}: empty if there is no such plan, else whether the tenant was on
+     * no plan before.
+     */
+    public Optional<Boolean> setTenantPlan(String tenant, String plan) {
+        return jdbc.query("INSERT INTO tenant_plan (tenant_id, plan) SELECT ?, name FROM plan WHERE name = ?"
+                        + " ON CONFLICT (tenant_id) DO UPDATE SET plan = EXCLUDED.plan, updated_at = now()"
+                        + " RETURNING (xmax = 0) AS created",
+                (rs, i) -> rs.getBoolean(1), tenant, plan).stream().findFirst();
+    }
+
+    /** The plan {@code tenant} is on, as stored; empty for a tenant on the default plan. */
+    public Optional<String> findTenantPlan(String tenant) {
+        return jdbc.query("SELECT plan FROM tenant_plan WHERE tenant_id = ?", (rs, i) -> rs.getString(1), tenant)
+                .stream().findFirst();
+    }
+
+    /** Puts {@code tenant} back on the default plan; false if it was on it already. */
+    public boolean deleteTenantPlan(String tenant) {
+        return jdbc.update("DELETE FROM tenant_plan WHERE tenant_id = ?", tenant) > 0;
+    }
+
     /** A key as stored: never the key itself. */
     public record StoredKey(long id, String tenant, String label, Instant createdAt, Instant revokedAt) {
     }
@@ -411,6 +481,11 @@ public final class DirectoryRepository {
         return new StoredRule(rs.getString("tenant_id"), rs.getString("route_id"), rs.getLong("capacity"),
                 rs.getBigDecimal("refill_per_second").stripTrailingZeros(), rs.getLong("cost"),
                 rs.getBoolean("shadow"), rs.getInt("shards"), rs.getTimestamp("updated_at").toInstant());
+    }
+
+    private static StoredPlan storedPlan(ResultSet rs) throws SQLException {
+        return new StoredPlan(rs.getString("name"), rs.getString("limits"), rs.getTimestamp("updated_at").toInstant(),
+                rs.getLong("tenants"));
     }
 
     private static StoredKey storedKey(ResultSet rs) throws SQLException {
