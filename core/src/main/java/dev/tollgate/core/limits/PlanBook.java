@@ -40,12 +40,15 @@ import java.util.Set;
  * </ul>
  *
  * <p>Cost per request: everything that does not depend on the tenant is resolved when a plan is
- * added ({@code 1 + r} resolutions per plan, {@code r} being the routes its {@code route}-scope
- * limits name). A tenant without rules of its own then costs two {@link LayeredMap} probes (its plan,
- * its rules; at most two hash probes each, one {@link RuleScope} allocated for each rule probe) and
- * one hash probe for a route-scope route, and allocates nothing else: the answer is shared. A tenant
- * with its own rule costs the same probes plus one list and one {@link AppliedLimits} (the rule's
- * {@link Limit} is built when the rule is loaded, kept beside it).
+ * added or changed ({@code 1 + r} resolutions per plan, {@code r} being the routes its
+ * {@code route}-scope limits name). A request then costs three {@link LayeredMap} lookups (at most two
+ * hash probes each): the tenant's plan name, its own rule for {@code (T, R)} and, if none, for
+ * {@code (T, *)}, each rule lookup allocating one {@link RuleScope} as {@link RuleSet#ruleFor} does;
+ * plus one or two hash probes for the plan and the route. A tenant without a rule of its own
+ * allocates nothing else: the answer is shared by every tenant on the plan. A tenant with its own
+ * rule allocates one {@link AppliedLimits} and, when plan limits remain beside the rule, one list:
+ * the rule's {@link Limit} is built when the rule is loaded and kept beside it (memory: one
+ * {@code Limit}, {@code TokenBucket}, {@code LimitScope} and {@code Applied} per rule row).
  */
 public final class PlanBook implements LimitBook {
 
