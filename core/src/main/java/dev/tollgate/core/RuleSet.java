@@ -55,6 +55,14 @@ public final class RuleSet implements RuleBook {
         return anyRoute != null ? anyRoute : defaultRule;
     }
 
+    /**
+     * The rule written for exactly {@code (tenant, route)} ({@code route} may be
+     * {@link ScopedRule#ANY_ROUTE}), or null: no fallback to the tenant's {@code *} rule or the default.
+     */
+    public RateLimitRule ruleAt(String tenant, String route) {
+        return rules.get(new RuleScope(tenant, route));
+    }
+
     public RateLimitRule defaultRule() {
         return defaultRule;
     }

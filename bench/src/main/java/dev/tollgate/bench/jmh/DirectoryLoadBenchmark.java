@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.tollgate.core.LayeredMap;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleSet;
+import dev.tollgate.core.limits.PlanBook;
 import dev.tollgate.spring.directory.DirectorySnapshot;
 import dev.tollgate.spring.directory.database.DirectoryRepository;
 import dev.tollgate.testkit.PostgresServer;
@@ -104,7 +105,8 @@ public class DirectoryLoadBenchmark {
     public DirectorySnapshot fullLoad() throws SQLException {
         DirectoryRepository.FullLoad load = repository.loadAll(NO_BAD_ROWS);
         RuleSet rules = RuleSet.of(DEFAULT_RULE, load.rules());
-        return DirectorySnapshot.fromDatabase(rules, LayeredMap.of(load.tenantByKey()), load.cursor());
+        PlanBook limits = PlanBook.of(rules, load.plans(), LayeredMap.of(load.tenantPlans()), "default");
+        return DirectorySnapshot.fromDatabase(limits, LayeredMap.of(load.tenantByKey()), load.cursor());
     }
 
     /** A pool set up as the gateway sets up its own (DatabaseDirectoryConfiguration), default size. */

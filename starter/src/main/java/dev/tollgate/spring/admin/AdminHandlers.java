@@ -246,14 +246,15 @@ public final class AdminHandlers {
         });
     }
 
-    private Mono<ServerResponse> handle(Callable<Mono<ServerResponse>> work) {
+    /** {@code work} (blocking) on the bounded elastic scheduler, its failures answered as problems. */
+    static Mono<ServerResponse> handle(Callable<Mono<ServerResponse>> work) {
         return Mono.fromCallable(work)
                 .subscribeOn(Schedulers.boundedElastic())
                 .flatMap(response -> response)
-                .onErrorResume(this::errorResponse);
+                .onErrorResume(AdminHandlers::errorResponse);
     }
 
-    private Mono<ServerResponse> errorResponse(Throwable e) {
+    static Mono<ServerResponse> errorResponse(Throwable e) {
         if (e instanceof AdminRequestException refused) {
             return AdminProblems.refused(refused);
         }
@@ -272,14 +273,14 @@ public final class AdminHandlers {
         return AdminProblems.problem(HttpStatus.INTERNAL_SERVER_ERROR, "internal-error", "The request failed.");
     }
 
-    private static void requireTenant(String tenant) {
+    static void requireTenant(String tenant) {
         if (!Ids.isValidTenant(tenant)) {
             throw new AdminRequestException("tenant",
                     "tenant must be " + Ids.rule() + ", was '" + Echo.of(tenant) + "'");
         }
     }
 
-    private static void requireRoute(String route) {
+    static void requireRoute(String route) {
         if (!Ids.isValidRoute(route)) {
             throw new AdminRequestException("route",
                     "route must be * or " + Ids.rule() + ", was '" + Echo.of(route) + "'");

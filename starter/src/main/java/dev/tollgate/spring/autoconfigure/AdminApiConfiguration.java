@@ -4,6 +4,8 @@ import dev.tollgate.spring.admin.AdminHandlers;
 import dev.tollgate.spring.admin.AdminProblems;
 import dev.tollgate.spring.admin.BearerCredentials;
 import dev.tollgate.spring.admin.HealthDetails;
+import dev.tollgate.spring.admin.PlanHandlers;
+import dev.tollgate.spring.directory.Directory;
 import dev.tollgate.spring.directory.database.DirectoryRepository;
 import dev.tollgate.spring.directory.refresh.DirectoryRefresher;
 import dev.tollgate.spring.region.CurrentShares;
@@ -42,6 +44,7 @@ public class AdminApiConfiguration {
     RouterFunction<ServerResponse> tollgateAdminApi(AdminProperties admin, TollgateProperties tollgate,
                                                     ObjectProvider<DirectoryRepository> repository,
                                                     ObjectProvider<DirectoryRefresher> refresher,
+                                                    ObjectProvider<Directory> directory,
                                                     ObjectProvider<CurrentShares> regionShares,
                                                     ObjectProvider<HealthEndpoint> health,
                                                     ObjectProvider<HttpCodeStatusMapper> statusCodes) {
@@ -72,6 +75,7 @@ public class AdminApiConfiguration {
         }
         AdminHandlers handlers = new AdminHandlers(repository.getObject(), refresher.getObject(),
                 regionShares.getIfAvailable());
+        PlanHandlers plans = new PlanHandlers(repository.getObject(), refresher.getObject(), directory.getObject());
         log.info("Admin API on the management port under /admin");
         return healthDetails.and(RouterFunctions.route()
                 .GET("/admin/rules", handlers::listRules)
@@ -82,6 +86,14 @@ public class AdminApiConfiguration {
                 .GET("/admin/tenants/{tenant}/keys", handlers::listKeys)
                 .DELETE("/admin/keys/{id}", handlers::revokeKey)
                 .GET("/admin/regions/shares", handlers::regionShares)
+                .GET("/admin/plans", plans::listPlans)
+                .GET("/admin/plans/{plan}", plans::getPlan)
+                .PUT("/admin/plans/{plan}", plans::putPlan)
+                .DELETE("/admin/plans/{plan}", plans::deletePlan)
+                .GET("/admin/tenants/{tenant}/plan", plans::getTenantPlan)
+                .PUT("/admin/tenants/{tenant}/plan", plans::putTenantPlan)
+                .DELETE("/admin/tenants/{tenant}/plan", plans::deleteTenantPlan)
+                .GET("/admin/tenants/{tenant}/limits", plans::limits)
                 // Anything else under /admin, such as an id of . or .. (resolved away with the rest of the
                 // path's dot-segments before routing), gets the admin API's own 404, not Spring's default.
                 .route(RequestPredicates.path("/admin/**"), request -> AdminProblems.notFound(

@@ -92,7 +92,7 @@ class DatabaseDirectoryConfiguration {
                     "tollgate.rules ({} entries) is ignored with tollgate.source=database: rules live in PostgreSQL",
                     properties.rules().size());
         }
-        return new Directory(DirectorySnapshot.notLoaded(properties.defaultRateLimitRule()),
+        return new Directory(DirectorySnapshot.notLoaded(properties.defaultRateLimitRule(), properties.defaultPlan()),
                 directoryProperties.unverifiedKeys());
     }
 

@@ -2,16 +2,18 @@ package dev.tollgate.spring.directory;
 
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleBook;
+import dev.tollgate.core.limits.AppliedLimits;
+import dev.tollgate.core.limits.LimitBook;
 import dev.tollgate.spring.settings.UnverifiedKeyPolicy;
 import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.spring.tenant.TenantResolver;
 
 /**
- * The in-memory view of the rules and API keys in PostgreSQL that the request path reads. It never
- * touches the database: it holds one immutable {@link DirectorySnapshot}, replaced atomically by
- * the refresher.
+ * The in-memory view of the rules, plans and API keys in PostgreSQL that the request path reads. It
+ * never touches the database: it holds one immutable {@link DirectorySnapshot}, replaced atomically
+ * by the refresher.
  */
-public final class Directory implements RuleBook, TenantResolver {
+public final class Directory implements RuleBook, LimitBook, TenantResolver {
 
     private final UnverifiedKeyPolicy unverifiedKeys;
     private volatile DirectorySnapshot snapshot;
@@ -32,6 +34,11 @@ public final class Directory implements RuleBook, TenantResolver {
     @Override
     public RateLimitRule ruleFor(String tenant, String route) {
         return snapshot.rules().ruleFor(tenant, route);
+    }
+
+    @Override
+    public AppliedLimits limitsFor(String tenant, String route) {
+        return snapshot.limits().limitsFor(tenant, route);
     }
 
     @Override

@@ -3,18 +3,21 @@ package dev.tollgate.spring.directory;
 import dev.tollgate.core.LayeredMap;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleSet;
+import dev.tollgate.core.limits.PlanBook;
 import java.util.List;
 
 /**
- * Everything the request path needs from the database, immutable: the rules and which tenant each
- * API key hash belongs to, as of change {@code cursor} of the change log.
+ * Everything the request path needs from the database, immutable: the rules, the plans and which
+ * plan each tenant is on, and which tenant each API key hash belongs to, as of change {@code cursor}
+ * of the change log.
  *
  * @param origin      where it came from: nowhere yet, the database, or the snapshot saved on disk
- * @param rules       the rules, with the configured default
+ * @param limits      the rules (with the configured default), the plans and the tenants' plans (with
+ *                    the configured default plan)
  * @param tenantByKey tenant by SHA-256 (hex) of an active API key
  * @param cursor      id of the last change-log row reflected here
  */
-public record DirectorySnapshot(Origin origin, RuleSet rules, LayeredMap<String, String> tenantByKey, long cursor) {
+public record DirectorySnapshot(Origin origin, PlanBook limits, LayeredMap<String, String> tenantByKey, long cursor) {
 
     /** Where a snapshot came from. */
     public enum Origin {
@@ -37,14 +40,23 @@ public record DirectorySnapshot(Origin origin, RuleSet rules, LayeredMap<String,
         }
     }
 
-    /** What the gateway has before anything has been read: the default rule, no keys. */
-    public static DirectorySnapshot notLoaded(RateLimitRule defaultRule) {
-        return new DirectorySnapshot(Origin.NOT_LOADED, RuleSet.of(defaultRule, List.of()), LayeredMap.empty(), 0);
+    /**
+     * What the gateway has before anything has been read: the default rule (as the default plan, unless
+     * a plan named {@code defaultPlanName} is read later), no plans, no keys.
+     */
+    public static DirectorySnapshot notLoaded(RateLimitRule defaultRule, String defaultPlanName) {
+        return new DirectorySnapshot(Origin.NOT_LOADED, PlanBook.of(RuleSet.of(defaultRule, List.of()),
+                defaultPlanName), LayeredMap.empty(), 0);
     }
 
     /** A snapshot read from the database. */
-    public static DirectorySnapshot fromDatabase(RuleSet rules, LayeredMap<String, String> tenantByKey, long cursor) {
-        return new DirectorySnapshot(Origin.DATABASE, rules, tenantByKey, cursor);
+    public static DirectorySnapshot fromDatabase(PlanBook limits, LayeredMap<String, String> tenantByKey, long cursor) {
+        return new DirectorySnapshot(Origin.DATABASE, limits, tenantByKey, cursor);
+    }
+
+    /** The tenants' own rules and the default rule. */
+    public RuleSet rules() {
+        return limits.rules();
     }
 
     /** Whether API keys can be checked: something was read, from the database or the saved file. */

@@ -87,6 +87,17 @@ class SettingFailureReportTest {
     }
 
     @Test
+    void aBadLimitOfAStaticPlanIsNamedInFull(CapturedOutput output) {
+        startFails("--tollgate.source=static", "--tollgate.plans.free[0].name=rate",
+                "--tollgate.plans.free[0].scope=each-route", "--tollgate.plans.free[0].capacity=0",
+                "--tollgate.plans.free[0].refill-per-second=1");
+        assertThat(report(output))
+                .contains("tollgate.plans.free[0].capacity must be between 1 and 1000000000, was 0")
+                .contains("Setting: tollgate.plans.free[0].capacity")
+                .contains("Correct tollgate.plans.free[0].capacity");
+    }
+
+    @Test
     void aLocalStateFolderOthersMayWriteSaysHowToMakeItPrivate(CapturedOutput output) throws Exception {
         Path shared = Files.createDirectory(temporary.resolve("shared"));
         Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import dev.tollgate.core.LeasingBucketStore;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleBook;
+import dev.tollgate.core.limits.LimitBook;
 import dev.tollgate.redis.DedicatedRedisClient;
 import dev.tollgate.redis.RedisConnector;
 import dev.tollgate.spring.directory.Directory;
@@ -86,6 +87,19 @@ class TollgateAutoConfigurationTest {
             assertThat(context).hasSingleBean(FailoverRateLimiter.class);
             assertThat(context).hasSingleBean(RedisConnector.class);
             assertThat(context.getBean(TollgateRateLimiter.BEAN_NAME)).isInstanceOf(TollgateRateLimiter.class);
+        });
+    }
+
+    @Test
+    void theStaticSourceProvidesItsPlansAsTheLimitBook() {
+        runner.withPropertyValues("tollgate.plans.free[0].name=day", "tollgate.plans.free[0].scope=tenant",
+                "tollgate.plans.free[0].quota=5", "tollgate.plans.free[0].period=day",
+                "tollgate.tenant-plans.shop-a=free").run(context -> {
+            assertThat(context).hasNotFailed();
+            LimitBook limits = context.getBean(LimitBook.class);
+            assertThat(limits.limitsFor("shop-a", "r").limits()).extracting(a -> a.limit().name()).containsExactly("day");
+            assertThat(limits.limitsFor("shop-b", "r").singleBucket())
+                    .isEqualTo(context.getBean(RuleBook.class).ruleFor("shop-b", "r"));
         });
     }
 

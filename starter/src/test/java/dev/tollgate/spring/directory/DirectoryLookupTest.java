@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tollgate.core.LayeredMap;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleSet;
+import dev.tollgate.core.limits.PlanBook;
 import dev.tollgate.spring.settings.UnverifiedKeyPolicy;
 import dev.tollgate.spring.tenant.TenantLookup;
 import java.util.List;
@@ -17,7 +18,7 @@ class DirectoryLookupTest {
     private static final RateLimitRule DEFAULT = RateLimitRule.of(3, 1);
 
     private static DirectorySnapshot loadedWith(String key, String tenant) {
-        return DirectorySnapshot.fromDatabase(RuleSet.of(DEFAULT, List.of()),
+        return DirectorySnapshot.fromDatabase(PlanBook.of(RuleSet.of(DEFAULT, List.of()), "default"),
                 LayeredMap.of(Map.of(ApiKeys.hash(key), tenant)), 1);
     }
 
@@ -32,9 +33,9 @@ class DirectoryLookupTest {
 
     @Test
     void beforeTheFirstLoadThePolicySaysWhetherRequestsAreServedUnverifiedOrRefused() {
-        assertThat(new Directory(DirectorySnapshot.notLoaded(DEFAULT), UnverifiedKeyPolicy.SHARED_DEFAULT_RULE)
+        assertThat(new Directory(DirectorySnapshot.notLoaded(DEFAULT, "default"), UnverifiedKeyPolicy.SHARED_DEFAULT_RULE)
                 .lookup("tg_any")).isSameAs(TenantLookup.UNVERIFIED);
-        assertThat(new Directory(DirectorySnapshot.notLoaded(DEFAULT), UnverifiedKeyPolicy.REJECT)
+        assertThat(new Directory(DirectorySnapshot.notLoaded(DEFAULT, "default"), UnverifiedKeyPolicy.REJECT)
                 .lookup("tg_any")).isSameAs(TenantLookup.UNAVAILABLE);
     }
 }

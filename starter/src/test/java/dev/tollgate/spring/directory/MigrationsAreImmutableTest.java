@@ -26,7 +26,8 @@ class MigrationsAreImmutableTest {
             "V5__gateway_instance_heartbeats.sql", "6b9fd10650e0905349c6933b72365dcd5df0d5c544320413ffef403a619abd29",
             "V6__region_shares.sql", "1ea3b4b74526d97a1d0f28ccd6acf0b5c3113451e811fac6457d5d20d07a1f85",
             "V7__trigger_functions_search_path.sql",
-            "040868803bb990dc6602e16fadba900f13142ad36e50d7c41b301579d7ee3143");
+            "040868803bb990dc6602e16fadba900f13142ad36e50d7c41b301579d7ee3143",
+            "V8__plans.sql", "1ffae8973b9fa00e36a309f4ca9ed6647580616e6bb2244655a60696be46ee78");
 
     @Test
     void everyMigrationIsPinnedAndUnchanged() throws Exception {

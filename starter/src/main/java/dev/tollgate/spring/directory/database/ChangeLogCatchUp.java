@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 /**
  * An incremental refresh: reads the change log from the snapshot's cursor (less
  * {@code change-lookback} rows, to catch transactions that committed out of id order), re-reads
- * only the rules and keys it names and hands rows of other kinds to their {@link ChangeLogFollower}.
+ * only the rules, keys, plans and tenants' plans it names and hands rows of other kinds to their {@link ChangeLogFollower}.
  * The cost grows with the number of changes, not with the number of rules.
  *
  * <p>Bound: a change is seen at the first catch-up after its transaction commits, unless that
@@ -38,7 +38,7 @@ public final class ChangeLogCatchUp {
         this.lookback = lookback;
         this.malformedRows = malformedRows;
         for (ChangeLogFollower follower : followers) {
-            if (follower.kind().equals(DirectoryChange.RULE) || follower.kind().equals(DirectoryChange.KEY)
+            if (DirectoryChange.isDirectoryKind(follower.kind())
                     || this.followers.putIfAbsent(follower.kind(), follower) != null) {
                 throw new IllegalArgumentException("change-log kind '" + follower.kind()
                         + "' already has a follower");
@@ -61,6 +61,8 @@ public final class ChangeLogCatchUp {
         List<DirectoryChange> changes = repository.changesAfter(Math.max(0, current.cursor() - lookback));
         Set<RuleScope> scopes = new HashSet<>();
         Set<String> keys = new HashSet<>();
+        Set<String> plans = new HashSet<>();
+        Set<String> tenantPlans = new HashSet<>();
         Map<ChangeLogFollower, List<DirectoryChange>> forFollowers = new LinkedHashMap<>();
         long cursor = current.cursor();
         for (DirectoryChange change : changes) {
@@ -68,6 +70,10 @@ public final class ChangeLogCatchUp {
                 scopes.add(new RuleScope(change.tenant(), change.route()));
             } else if (change.isKey()) {
                 keys.add(change.keyHash());
+            } else if (DirectoryChange.PLAN.equals(change.kind())) {
+                plans.add(change.plan());
+            } else if (DirectoryChange.TENANT_PLAN.equals(change.kind())) {
+                tenantPlans.add(change.tenant());
             } else {
                 ChangeLogFollower follower = followers.get(change.kind());
                 if (follower != null) {
@@ -83,7 +89,10 @@ public final class ChangeLogCatchUp {
         }
         // Re-reading rows already applied is harmless: each is read as it is now.
         return Optional.of(new DirectorySnapshot(DirectorySnapshot.Origin.DATABASE,
-                current.rules().withChanges(repository.currentRules(scopes, malformedRows)),
+                current.limits()
+                        .withRuleChanges(repository.currentRules(scopes, malformedRows))
+                        .withPlanChanges(repository.currentPlans(plans, malformedRows))
+                        .withTenantPlanChanges(repository.currentTenantPlans(tenantPlans, malformedRows)),
                 current.tenantByKey().with(repository.currentKeys(keys, malformedRows)),
                 cursor));
     }

@@ -2,8 +2,11 @@ package dev.tollgate.spring.directory.database;
 
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleScope;
+import dev.tollgate.core.InvalidRuleException;
 import dev.tollgate.core.ScopedRule;
+import dev.tollgate.core.limits.Plan;
 import dev.tollgate.spring.directory.Ids;
+import dev.tollgate.spring.plans.LimitDocument;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -25,7 +28,7 @@ import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Every SQL statement of the rules and keys: the loads and change reads of the refresher, and the
+ * Every SQL statement of the rules, plans and keys: the loads and change reads of the refresher, and the
  * writes of the admin API. Blocking JDBC: never call it on the request path or an event-loop thread.
  */
 public final class DirectoryRepository {
@@ -71,13 +74,15 @@ public final class DirectoryRepository {
     }
 
     /** Everything, read in one consistent snapshot of the database. */
-    public record FullLoad(List<ScopedRule> rules, Map<String, String> tenantByKey, long cursor) {
+    public record FullLoad(List<ScopedRule> rules, List<Plan> plans, Map<String, String> tenantPlans,
+                           Map<String, String> tenantByKey, long cursor) {
     }
 
     /**
-     * Reads all rules and active keys in one repeatable-read transaction, with the change-log
-     * position they reflect. A row that breaks a rule's constraints (possible only if someone wrote
-     * to the table around the admin API) is skipped and reported to {@code badRow}.
+     * Reads all rules, plans, tenants' plans and active keys in one repeatable-read transaction, with
+     * the change-log position they reflect. A row that breaks a rule's or a limit's constraints
+     * (possible only if someone wrote to the table around the admin API) is skipped and reported to
+     * {@code badRow}.
      */
     public FullLoad loadAll(Consumer<String> badRow) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
@@ -104,6 +109,28 @@ public final class DirectoryRepository {
                         }
                     }
                 }
+                List<Plan> plans = new ArrayList<>();
+                try (PreparedStatement s = c.prepareStatement("SELECT name, limits::text FROM plan");
+                     ResultSet rs = s.executeQuery()) {
+                    while (rs.next()) {
+                        Plan plan = plan(rs, badRow);
+                        if (plan != null) {
+                            plans.add(plan);
+                        }
+                    }
+                }
+                Map<String, String> tenantPlans = new HashMap<>();
+                try (PreparedStatement s = c.prepareStatement("SELECT tenant_id, plan FROM tenant_plan")) {
+                    s.setFetchSize(FETCH_SIZE);
+                    try (ResultSet rs = s.executeQuery()) {
+                        while (rs.next()) {
+                            String tenant = planTenant(rs, badRow);
+                            if (tenant != null) {
+                                tenantPlans.put(tenant, rs.getString(2));
+                            }
+                        }
+                    }
+                }
                 Map<String, String> keys = new HashMap<>();
                 try (PreparedStatement s = c.prepareStatement(
                         "SELECT key_hash, tenant_id FROM api_key WHERE revoked_at IS NULL")) {
@@ -118,7 +145,7 @@ public final class DirectoryRepository {
                     }
                 }
                 c.commit();
-                return new FullLoad(rules, keys, cursor);
+                return new FullLoad(rules, plans, tenantPlans, keys, cursor);
             } catch (SQLException | RuntimeException e) {
                 c.rollback();
                 throw e;
@@ -128,10 +155,10 @@ public final class DirectoryRepository {
 
     /** Change-log rows with an id above {@code afterId}, oldest first. */
     public List<DirectoryChange> changesAfter(long afterId) {
-        return jdbc.query("SELECT id, kind, tenant_id, route_id, key_hash FROM directory_change"
+        return jdbc.query("SELECT id, kind, tenant_id, route_id, key_hash, plan_name FROM directory_change"
                         + " WHERE id > ? ORDER BY id",
                 (rs, i) -> new DirectoryChange(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                        rs.getString(5)),
+                        rs.getString(5), rs.getString(6)),
                 afterId);
     }
 
@@ -190,6 +217,50 @@ public final class DirectoryRepository {
             String tenant = keyTenant(rs, badRow);
             if (tenant != null) {
                 current.put(rs.getString(1), Optional.of(tenant));
+            }
+        });
+        return current;
+    }
+
+    /** The current plan of each name: present, or empty if there is none (any more) or it cannot be read. */
+    public Map<String, Optional<Plan>> currentPlans(Set<String> names, Consumer<String> badRow) {
+        Map<String, Optional<Plan>> current = new HashMap<>();
+        for (String name : names) {
+            current.put(name, Optional.empty());
+        }
+        if (names.isEmpty()) {
+            return current;
+        }
+        jdbc.query(con -> {
+            PreparedStatement s = con.prepareStatement("SELECT name, limits::text FROM plan WHERE name = ANY(?)");
+            s.setArray(1, con.createArrayOf("text", names.toArray()));
+            return s;
+        }, rs -> {
+            Plan plan = plan(rs, badRow);
+            if (plan != null) {
+                current.put(plan.name(), Optional.of(plan));
+            }
+        });
+        return current;
+    }
+
+    /** The plan name of each tenant: present, or empty if the tenant is on the default plan. */
+    public Map<String, Optional<String>> currentTenantPlans(Set<String> tenants, Consumer<String> badRow) {
+        Map<String, Optional<String>> current = new HashMap<>();
+        for (String tenant : tenants) {
+            current.put(tenant, Optional.empty());
+        }
+        if (tenants.isEmpty()) {
+            return current;
+        }
+        jdbc.query(con -> {
+            PreparedStatement s = con.prepareStatement("SELECT tenant_id, plan FROM tenant_plan WHERE tenant_id = ANY(?)");
+            s.setArray(1, con.createArrayOf("text", tenants.toArray()));
+            return s;
+        }, rs -> {
+            String tenant = planTenant(rs, badRow);
+            if (tenant != null) {
+                current.put(tenant, Optional.of(rs.getString(2)));
             }
         });
         return current;
@@ -257,6 +328,76 @@ public final class DirectoryRepository {
         return jdbc.update("DELETE FROM rate_limit_rule WHERE tenant_id = ? AND route_id = ?", tenant, route) > 0;
     }
 
+    /**
+     * A plan as stored: its limits as {@link LimitDocument}'s JSON array (written by the admin API,
+     * canonical), and how many tenants are on it.
+     */
+    public record StoredPlan(String name, String limitsJson, Instant updatedAt, long tenants) {
+    }
+
+    /** Creates or replaces a plan; returns it and whether it was created. */
+    public record UpsertedPlan(StoredPlan plan, boolean created) {
+    }
+
+    /** What became of a plan asked to be deleted. */
+    public enum PlanDeletion { DELETED, NOT_FOUND, IN_USE }
+
+    private static final String PLAN_COLUMNS = "p.name, p.limits::text AS limits, p.updated_at,"
+            + " (SELECT count(*) FROM tenant_plan t WHERE t.plan = p.name) AS tenants";
+
+    public List<StoredPlan> listPlans() {
+        return jdbc.query("SELECT " + PLAN_COLUMNS + " FROM plan p ORDER BY p.name", (rs, i) -> storedPlan(rs));
+    }
+
+    public Optional<StoredPlan> findPlan(String name) {
+        return jdbc.query("SELECT " + PLAN_COLUMNS + " FROM plan p WHERE p.name = ?", (rs, i) -> storedPlan(rs), name)
+                .stream().findFirst();
+    }
+
+    /** @param limitsJson the limits as {@link LimitDocument#toJson} writes them */
+    public UpsertedPlan upsertPlan(String name, String limitsJson) {
+        boolean created = Boolean.TRUE.equals(jdbc.queryForObject(
+                "INSERT INTO plan (name, limits) VALUES (?, ?::jsonb)"
+                        + " ON CONFLICT (name) DO UPDATE SET limits = EXCLUDED.limits, updated_at = now()"
+                        + " RETURNING (xmax = 0) AS created",
+                Boolean.class, name, limitsJson));
+        return new UpsertedPlan(findPlan(name).orElseThrow(), created);
+    }
+
+    /** Deletes a plan unless tenants are on it (the foreign key refuses it then, even in a race). */
+    public PlanDeletion deletePlan(String name) {
+        try {
+            if (jdbc.update("DELETE FROM plan WHERE name = ?", name) > 0) {
+                return PlanDeletion.DELETED;
+            }
+            return PlanDeletion.NOT_FOUND;
+        } catch (org.springframework.dao.DataIntegrityViolationException e) {
+            return PlanDeletion.IN_USE;
+        }
+    }
+
+    /**
+     * Puts {@code tenant} on {@code plan}: empty if there is no such plan, else whether the tenant was on
+     * no plan before.
+     */
+    public Optional<Boolean> setTenantPlan(String tenant, String plan) {
+        return jdbc.query("INSERT INTO tenant_plan (tenant_id, plan) SELECT ?, name FROM plan WHERE name = ?"
+                        + " ON CONFLICT (tenant_id) DO UPDATE SET plan = EXCLUDED.plan, updated_at = now()"
+                        + " RETURNING (xmax = 0) AS created",
+                (rs, i) -> rs.getBoolean(1), tenant, plan).stream().findFirst();
+    }
+
+    /** The plan {@code tenant} is on, as stored; empty for a tenant on the default plan. */
+    public Optional<String> findTenantPlan(String tenant) {
+        return jdbc.query("SELECT plan FROM tenant_plan WHERE tenant_id = ?", (rs, i) -> rs.getString(1), tenant)
+                .stream().findFirst();
+    }
+
+    /** Puts {@code tenant} back on the default plan; false if it was on it already. */
+    public boolean deleteTenantPlan(String tenant) {
+        return jdbc.update("DELETE FROM tenant_plan WHERE tenant_id = ?", tenant) > 0;
+    }
+
     /** A key as stored: never the key itself. */
     public record StoredKey(long id, String tenant, String label, Instant createdAt, Instant revokedAt) {
     }
@@ -302,6 +443,27 @@ public final class DirectoryRepository {
         }
     }
 
+    /** The plan of a row (name, limits as JSON text), or null if the admin API would refuse it. */
+    private static Plan plan(ResultSet rs, Consumer<String> badRow) throws SQLException {
+        String name = rs.getString(1);
+        try {
+            return LimitDocument.readPlan(name, rs.getString(2));
+        } catch (InvalidRuleException e) {
+            badRow.accept("plan '" + name + "': " + e.getMessage() + "; its tenants are on the default plan");
+            return null;
+        }
+    }
+
+    /** The tenant id of a tenant_plan row (tenant id, plan), or null if the admin API would refuse it. */
+    private static String planTenant(ResultSet rs, Consumer<String> badRow) throws SQLException {
+        String tenant = rs.getString(1);
+        if (Ids.isValidTenant(tenant)) {
+            return tenant;
+        }
+        badRow.accept("plan of tenant '" + tenant + "': ids must be " + Ids.rule());
+        return null;
+    }
+
     /** The tenant id of a key row (key hash, tenant id), or null if the admin API would refuse it. */
     private static String keyTenant(ResultSet rs, Consumer<String> badRow) throws SQLException {
         String tenant = rs.getString(2);
@@ -319,6 +481,11 @@ public final class DirectoryRepository {
         return new StoredRule(rs.getString("tenant_id"), rs.getString("route_id"), rs.getLong("capacity"),
                 rs.getBigDecimal("refill_per_second").stripTrailingZeros(), rs.getLong("cost"),
                 rs.getBoolean("shadow"), rs.getInt("shards"), rs.getTimestamp("updated_at").toInstant());
+    }
+
+    private static StoredPlan storedPlan(ResultSet rs) throws SQLException {
+        return new StoredPlan(rs.getString("name"), rs.getString("limits"), rs.getTimestamp("updated_at").toInstant(),
+                rs.getLong("tenants"));
     }
 
     private static StoredKey storedKey(ResultSet rs) throws SQLException {

@@ -105,7 +105,8 @@ public final class DirectoryRefresher implements AutoCloseable {
         this.clock = scheduler.clock();
         MalformedRows malformedRows = new MalformedRows(meters);
         this.preparation = new DatabasePreparation(repository, settings.migrate(), seeds);
-        this.loader = new DirectoryLoader(repository, directory.snapshot().rules().defaultRule(), malformedRows,
+        this.loader = new DirectoryLoader(repository, directory.snapshot().rules().defaultRule(),
+                directory.snapshot().limits().defaultPlanName(), malformedRows,
                 followers, clock);
         this.catchUp = new ChangeLogCatchUp(repository, settings.changeLookback(), malformedRows, followers);
         this.pruning = new ChangeLogPruning(repository, settings.changeRetention());
@@ -243,7 +244,8 @@ public final class DirectoryRefresher implements AutoCloseable {
     }
 
     private void restoreSavedSnapshot() {
-        snapshotFile.flatMap(file -> file.read(directory.snapshot().rules().defaultRule())).ifPresent(restored -> {
+        snapshotFile.flatMap(file -> file.read(directory.snapshot().rules().defaultRule(),
+                directory.snapshot().limits().defaultPlanName())).ifPresent(restored -> {
             directory.replace(restored.snapshot());
             status.restored(restored.age());
             log.warn("Serving the directory snapshot saved {} s ago ({} rules, {} API keys) until PostgreSQL"

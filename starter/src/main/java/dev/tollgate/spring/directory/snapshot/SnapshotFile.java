@@ -5,9 +5,12 @@ import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleSet;
 import dev.tollgate.core.ScopedRule;
 import dev.tollgate.core.WallClock;
+import dev.tollgate.core.limits.Plan;
+import dev.tollgate.core.limits.PlanBook;
 import dev.tollgate.spring.directory.DirectorySnapshot;
 import dev.tollgate.spring.localstate.LocalStateDirectory;
 import dev.tollgate.spring.localstate.RefusedFileException;
+import dev.tollgate.spring.plans.LimitDocument;
 import dev.tollgate.spring.settings.DatabaseEndpoint;
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;
@@ -42,13 +45,15 @@ import org.slf4j.LoggerFactory;
  * URL, query parameters aside, user name or schema) is refused with a WARN line
  * that says which, counted, and the instance starts as if there were none.
  *
- * <p>Format 2, in {@link DataOutputStream}'s encoding: the magic line
+ * <p>Format 3, in {@link DataOutputStream}'s encoding: the magic line
  * {@code TOLLGATE-DIRECTORY-SNAPSHOT\n}; the format version (int); the SHA-256 of the database's
  * identity (32 bytes); when it was saved (epoch ms, long); the change-log cursor (long); the rule
  * count (int) and each rule as tenant, route (UTF), capacity (long), refill per second (double),
  * cost (long), shadow (boolean), shards (int); the key count (int) and each key as hash, tenant
- * (UTF); then the folder's tag (HMAC-SHA256). Format 1 ended with a plain SHA-256 that anyone could
- * compute; it is refused.
+ * (UTF); the plan count (int) and each plan as name, limits (UTF: {@link LimitDocument}'s JSON array);
+ * the count of tenants on a plan (int) and each as tenant, plan (UTF); then the folder's tag
+ * (HMAC-SHA256). Format 2 is format 3 without plans and tenants' plans: it is still read, with no
+ * plans. Format 1 ended with a plain SHA-256 that anyone could compute; it is refused.
  *
  * <p>The save time is wall-clock time, the only clock that means anything to a later process: the
  * age reported for a restored snapshot is as right as the host's clock across the restart.
@@ -56,7 +61,9 @@ import org.slf4j.LoggerFactory;
 public final class SnapshotFile {
 
     public static final String FILE_NAME = "directory.snapshot";
-    static final int FORMAT_VERSION = 2;
+    static final int FORMAT_VERSION = 3;
+    /** The format before plans: read, with no plans. */
+    static final int FORMAT_WITHOUT_PLANS = 2;
 
     private static final Logger log = LoggerFactory.getLogger(SnapshotFile.class);
     private static final byte[] MAGIC = "TOLLGATE-DIRECTORY-SNAPSHOT\n".getBytes(StandardCharsets.US_ASCII);
@@ -126,15 +133,36 @@ public final class SnapshotFile {
             if (failure[0] != null) {
                 throw failure[0];
             }
+            Map<String, Plan> plans = snapshot.limits().plans();
+            data.writeInt(plans.size());
+            for (Plan plan : plans.values()) {
+                data.writeUTF(plan.name());
+                data.writeUTF(LimitDocument.toJson(plan.limits()));
+            }
+            data.writeInt(snapshot.limits().tenantPlans().size());
+            snapshot.limits().tenantPlans().forEach((tenant, plan) -> {
+                try {
+                    if (failure[0] == null) {
+                        data.writeUTF(tenant);
+                        data.writeUTF(plan);
+                    }
+                } catch (IOException e) {
+                    failure[0] = e;
+                }
+            });
+            if (failure[0] != null) {
+                throw failure[0];
+            }
             data.flush();
         });
     }
 
     /**
-     * The saved snapshot with {@code defaultRule} as its default, if the file exists, is private,
-     * authentic, whole and was saved from this database; otherwise empty, after a log line that says why.
+     * The saved snapshot with {@code defaultRule} as its default rule and {@code defaultPlanName} as the
+     * name of its default plan, if the file exists, is private, authentic, whole and was saved from this
+     * database; otherwise empty, after a log line that says why.
      */
-    public Optional<Restored> read(RateLimitRule defaultRule) {
+    public Optional<Restored> read(RateLimitRule defaultRule, String defaultPlanName) {
         Path path = path();
         try {
             Optional<InputStream> content = folder.read(FILE_NAME);
@@ -143,13 +171,14 @@ public final class SnapshotFile {
                 return Optional.empty();
             }
             try (DataInputStream in = new DataInputStream(new BufferedInputStream(content.get(), 1 << 16))) {
-                String refusal = checkHeader(in);
+                int[] version = new int[1];
+                String refusal = checkHeader(in, version);
                 if (refusal != null) {
                     folder.refused(FILE_NAME);
                     log.warn("Refusing the saved directory snapshot {}: {}; starting without it", path, refusal);
                     return Optional.empty();
                 }
-                return Optional.of(parse(in, defaultRule));
+                return Optional.of(parse(in, version[0], defaultRule, defaultPlanName));
             }
         } catch (RefusedFileException e) {
             log.warn("Refusing the saved directory snapshot {}: {}; starting without it", path, e.getMessage());
@@ -162,15 +191,19 @@ public final class SnapshotFile {
         }
     }
 
-    /** Why the file cannot be used, or null if it can (the stream is then at the save time). */
-    private String checkHeader(DataInputStream in) throws IOException {
+    /**
+     * Why the file cannot be used, or null if it can (the stream is then at the save time, and
+     * {@code version[0]} the file's format).
+     */
+    private String checkHeader(DataInputStream in, int[] version) throws IOException {
         byte[] magic = in.readNBytes(MAGIC.length);
         if (!Arrays.equals(magic, MAGIC)) {
             return "it is not a Tollgate directory snapshot";
         }
-        int version = in.readInt();
-        if (version != FORMAT_VERSION) {
-            return "it is in format " + version + ", this Tollgate reads format " + FORMAT_VERSION;
+        version[0] = in.readInt();
+        if (version[0] != FORMAT_VERSION && version[0] != FORMAT_WITHOUT_PLANS) {
+            return "it is in format " + version[0] + ", this Tollgate reads formats " + FORMAT_WITHOUT_PLANS
+                    + " and " + FORMAT_VERSION;
         }
         if (!MessageDigest.isEqual(in.readNBytes(SHA256_BYTES), sourceFingerprint)) {
             return "it was saved from another database than "
@@ -181,7 +214,8 @@ public final class SnapshotFile {
         return null;
     }
 
-    private Restored parse(DataInputStream in, RateLimitRule defaultRule) throws IOException {
+    private Restored parse(DataInputStream in, int version, RateLimitRule defaultRule, String defaultPlanName)
+            throws IOException {
         long savedAt = in.readLong();
         long cursor = in.readLong();
         int ruleCount = in.readInt();
@@ -195,11 +229,24 @@ public final class SnapshotFile {
         for (int i = 0; i < keyCount; i++) {
             keys.put(in.readUTF(), in.readUTF());
         }
+        List<Plan> plans = new ArrayList<>();
+        Map<String, String> tenantPlans = new HashMap<>();
+        if (version >= FORMAT_VERSION) {
+            int planCount = in.readInt();
+            for (int i = 0; i < planCount; i++) {
+                plans.add(LimitDocument.readPlan(in.readUTF(), in.readUTF()));
+            }
+            int tenantPlanCount = in.readInt();
+            for (int i = 0; i < tenantPlanCount; i++) {
+                tenantPlans.put(in.readUTF(), in.readUTF());
+            }
+        }
         if (in.read() >= 0) {
-            throw new IOException("bytes after the last key");
+            throw new IOException("bytes after the end");
         }
         DirectorySnapshot snapshot = new DirectorySnapshot(DirectorySnapshot.Origin.SAVED_FILE,
-                RuleSet.of(defaultRule, rules), LayeredMap.of(keys), cursor);
+                PlanBook.of(RuleSet.of(defaultRule, rules), plans, LayeredMap.of(tenantPlans), defaultPlanName),
+                LayeredMap.of(keys), cursor);
         // A clock set back since the save would give a negative age: count it as new.
         Duration age = Duration.ofMillis(Math.max(0, wallClock.currentTimeMillis() - savedAt));
         return new Restored(snapshot, age);

@@ -76,7 +76,7 @@ class DirectoryRefresherTest {
     }
 
     private Directory directory() {
-        return new Directory(DirectorySnapshot.notLoaded(DEFAULT_RULE), UnverifiedKeyPolicy.SHARED_DEFAULT_RULE);
+        return new Directory(DirectorySnapshot.notLoaded(DEFAULT_RULE, "default"), UnverifiedKeyPolicy.SHARED_DEFAULT_RULE);
     }
 
     private DirectoryRefresher refresher(Directory directory, String jdbcUrl, List<ChangeLogFollower> followers) {

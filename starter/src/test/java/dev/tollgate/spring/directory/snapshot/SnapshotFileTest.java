@@ -7,6 +7,14 @@ import dev.tollgate.core.LayeredMap;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleScope;
 import dev.tollgate.core.RuleSet;
+import dev.tollgate.core.limits.CalendarQuota;
+import dev.tollgate.core.limits.Limit;
+import dev.tollgate.core.limits.LimitScope;
+import dev.tollgate.core.limits.Plan;
+import dev.tollgate.core.limits.PlanBook;
+import dev.tollgate.core.limits.QuotaPeriod;
+import dev.tollgate.core.limits.TokenBucket;
+import java.time.ZoneId;
 import dev.tollgate.core.ScopedRule;
 import dev.tollgate.spring.directory.ApiKeys;
 import dev.tollgate.spring.directory.DirectorySnapshot;
@@ -53,9 +61,14 @@ class SnapshotFileTest {
         RuleSet rules = RuleSet.of(RateLimitRule.of(1, 1), List.of(
                 new ScopedRule("shop-a", "create-order", EXACT),
                 new ScopedRule("shop-a", ScopedRule.ANY_ROUTE, SHADOW)));
-        snapshot = DirectorySnapshot.fromDatabase(rules,
+        snapshot = DirectorySnapshot.fromDatabase(PlanBook.of(rules, List.of(FREE), LayeredMap.of(Map.of("shop-b", "free")),
+                        "default"),
                 LayeredMap.of(Map.of(ApiKeys.hash(key), "shop-a", ApiKeys.hash("other"), "shop-b")), 42);
     }
+
+    private static final Plan FREE = new Plan("free", List.of(
+            new Limit("rate", LimitScope.eachRoute(), new TokenBucket(20, 10)),
+            new Limit("day", LimitScope.tenant(), new CalendarQuota(10_000, QuotaPeriod.DAY, ZoneId.of("Europe/Berlin")))));
 
     private static final LocalStateKey KEY = LocalStateKey.derivedFrom("this deployment's secret", "test");
 
@@ -75,7 +88,7 @@ class SnapshotFileTest {
         file(DATABASE).save(snapshot);
         timeOfDay.addAndGet(90_000);
 
-        SnapshotFile.Restored restored = file(DATABASE).read(DEFAULT).orElseThrow();
+        SnapshotFile.Restored restored = file(DATABASE).read(DEFAULT, "default").orElseThrow();
         DirectorySnapshot back = restored.snapshot();
         assertThat(back.origin()).isEqualTo(DirectorySnapshot.Origin.SAVED_FILE);
         assertThat(back.loaded()).isTrue();
@@ -89,7 +102,31 @@ class SnapshotFileTest {
         assertThat(back.tenantByKey().get(ApiKeys.hash(key))).isEqualTo("shop-a");
         assertThat(back.tenantByKey().get(ApiKeys.hash("other"))).isEqualTo("shop-b");
         assertThat(back.tenantByKey().size()).isEqualTo(2);
+        assertThat(back.limits().plans()).isEqualTo(Map.of("free", FREE));
+        assertThat(back.limits().planOf("shop-b")).isEqualTo(FREE);
+        assertThat(back.limits().tenantPlans().size()).isEqualTo(1);
         assertThat(restored.age()).isEqualTo(Duration.ofSeconds(90));
+    }
+
+    @Test
+    void aFileOfTheFormatBeforePlansIsReadWithNoPlans() throws IOException {
+        LocalStateDirectory folder = new LocalStateDirectory(temporary, KEY);
+        file(DATABASE).save(DirectorySnapshot.fromDatabase(PlanBook.of(snapshot.rules(), "default"),
+                snapshot.tenantByKey(), 42));
+        byte[] content;
+        try (java.io.InputStream in = folder.read(SnapshotFile.FILE_NAME).orElseThrow()) {
+            content = in.readAllBytes();
+        }
+        // Format 2 is format 3 without the two counts (0 plans, 0 tenants' plans) at the end.
+        byte[] formatTwo = java.util.Arrays.copyOf(content, content.length - 8);
+        ByteBuffer.wrap(formatTwo).putInt("TOLLGATE-DIRECTORY-SNAPSHOT\n".length(), 2);
+        folder.write(SnapshotFile.FILE_NAME, out -> out.write(formatTwo));
+
+        DirectorySnapshot back = file(DATABASE).read(DEFAULT, "default").orElseThrow().snapshot();
+        assertThat(back.rules().size()).isEqualTo(2);
+        assertThat(back.tenantByKey().get(ApiKeys.hash(key))).isEqualTo("shop-a");
+        assertThat(back.limits().plans()).isEmpty();
+        assertThat(back.limits().limitsFor("shop-b", "r").singleBucket()).isSameAs(DEFAULT);
     }
 
     @Test
@@ -97,7 +134,7 @@ class SnapshotFileTest {
         file(DATABASE).save(snapshot);
         timeOfDay.addAndGet(-5_000);
 
-        assertThat(file(DATABASE).read(DEFAULT).orElseThrow().age()).isEqualTo(Duration.ZERO);
+        assertThat(file(DATABASE).read(DEFAULT, "default").orElseThrow().age()).isEqualTo(Duration.ZERO);
     }
 
     @Test
@@ -109,7 +146,7 @@ class SnapshotFileTest {
 
     @Test
     void noFileIsNoSnapshot(CapturedOutput output) {
-        assertThat(file(DATABASE).read(DEFAULT)).isEmpty();
+        assertThat(file(DATABASE).read(DEFAULT, "default")).isEmpty();
         assertThat(output).contains("No saved directory snapshot at " + file(DATABASE).path());
     }
 
@@ -120,7 +157,7 @@ class SnapshotFileTest {
         bytes[bytes.length / 2] ^= 0x01;
         Files.write(file(DATABASE).path(), bytes);
 
-        assertThat(file(DATABASE).read(DEFAULT)).isEmpty();
+        assertThat(file(DATABASE).read(DEFAULT, "default")).isEmpty();
         assertThat(output).contains("Refusing the saved directory snapshot " + file(DATABASE).path()
                 + ": its authentication tag does not match");
     }
@@ -131,7 +168,7 @@ class SnapshotFileTest {
         byte[] bytes = Files.readAllBytes(file(DATABASE).path());
         Files.write(file(DATABASE).path(), java.util.Arrays.copyOf(bytes, bytes.length - 40));
 
-        assertThat(file(DATABASE).read(DEFAULT)).isEmpty();
+        assertThat(file(DATABASE).read(DEFAULT, "default")).isEmpty();
         assertThat(output).contains("its authentication tag does not match");
     }
 
@@ -142,7 +179,7 @@ class SnapshotFileTest {
         new SnapshotFile(theirs, DATABASE, this::now).save(snapshot);
 
         LocalStateDirectory ours = new LocalStateDirectory(temporary, KEY);
-        assertThat(new SnapshotFile(ours, DATABASE, this::now).read(DEFAULT)).isEmpty();
+        assertThat(new SnapshotFile(ours, DATABASE, this::now).read(DEFAULT, "default")).isEmpty();
         assertThat(output).contains("Refusing the saved directory snapshot " + file(DATABASE).path()
                 + ": its authentication tag does not match: it was not written by this deployment");
         assertThat(ours.refusals(SnapshotFile.FILE_NAME)).isEqualTo(1);
@@ -184,7 +221,7 @@ class SnapshotFileTest {
         Files.setPosixFilePermissions(file(DATABASE).path(),
                 java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
 
-        assertThat(file(DATABASE).read(DEFAULT)).isEmpty();
+        assertThat(file(DATABASE).read(DEFAULT, "default")).isEmpty();
         assertThat(output).contains("Refusing the saved directory snapshot " + file(DATABASE).path()
                 + ": its authentication tag does not match");
     }
@@ -194,25 +231,25 @@ class SnapshotFileTest {
         file(DATABASE).save(snapshot);
         DatabaseEndpoint other = new DatabaseEndpoint("jdbc:postgresql://other:5432/tollgate", "gateway", "");
 
-        assertThat(file(other).read(DEFAULT)).isEmpty();
+        assertThat(file(other).read(DEFAULT, "default")).isEmpty();
         assertThat(output).contains("it was saved from another database than jdbc:postgresql://other:5432/tollgate"
                 + " as user 'gateway' in the connection's default schema");
         // The same database and user, another schema: another directory, and the refusal says which.
         DatabaseEndpoint otherSchema = new DatabaseEndpoint(DATABASE.url(), DATABASE.username(), "", "limits");
-        assertThat(file(otherSchema).read(DEFAULT)).isEmpty();
+        assertThat(file(otherSchema).read(DEFAULT, "default")).isEmpty();
         assertThat(output).contains("it was saved from another database than jdbc:postgresql://db:5432/tollgate"
                 + " as user 'gateway' in schema 'limits'");
         // The same database named with other query parameters is the same database.
         DatabaseEndpoint sameWithOptions = new DatabaseEndpoint("jdbc:postgresql://db:5432/tollgate?ssl=true",
                 "gateway", "secret");
-        assertThat(file(sameWithOptions).read(DEFAULT)).isPresent();
+        assertThat(file(sameWithOptions).read(DEFAULT, "default")).isPresent();
     }
 
     @Test
     void aFileThatIsNoSnapshotOrOfAnotherFormatIsRefused(CapturedOutput output) throws IOException {
         LocalStateDirectory folder = new LocalStateDirectory(temporary, KEY);
         folder.write(SnapshotFile.FILE_NAME, out -> out.write("instances=3\n".getBytes(StandardCharsets.US_ASCII)));
-        assertThat(file(DATABASE).read(DEFAULT)).isEmpty();
+        assertThat(file(DATABASE).read(DEFAULT, "default")).isEmpty();
         assertThat(output).contains("it is not a Tollgate directory snapshot");
 
         file(DATABASE).save(snapshot);
@@ -223,18 +260,18 @@ class SnapshotFileTest {
         int versionAt = "TOLLGATE-DIRECTORY-SNAPSHOT\n".length();
         ByteBuffer.wrap(content).putInt(versionAt, SnapshotFile.FORMAT_VERSION + 1);
         folder.write(SnapshotFile.FILE_NAME, out -> out.write(content));
-        assertThat(file(DATABASE).read(DEFAULT)).isEmpty();
-        assertThat(output).contains("it is in format 3, this Tollgate reads format 2");
+        assertThat(file(DATABASE).read(DEFAULT, "default")).isEmpty();
+        assertThat(output).contains("it is in format 4, this Tollgate reads formats 2 and 3");
     }
 
     @Test
     void theSaverWritesTheNewestSnapshot() throws IOException {
         SnapshotFile target = file(DATABASE);
         SnapshotSaver saver = new SnapshotSaver(target, Runnable::run);
-        saver.save(DirectorySnapshot.fromDatabase(RuleSet.of(DEFAULT, List.of()), LayeredMap.empty(), 1));
+        saver.save(DirectorySnapshot.fromDatabase(PlanBook.of(RuleSet.of(DEFAULT, List.of()), "default"), LayeredMap.empty(), 1));
         saver.save(snapshot);
 
-        Optional<SnapshotFile.Restored> restored = target.read(DEFAULT);
+        Optional<SnapshotFile.Restored> restored = target.read(DEFAULT, "default");
         assertThat(restored).isPresent();
         assertThat(restored.get().snapshot().cursor()).isEqualTo(42);
     }
