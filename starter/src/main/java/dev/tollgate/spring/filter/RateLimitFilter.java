@@ -1,6 +1,8 @@
 package dev.tollgate.spring.filter;
 
 import dev.tollgate.core.Decision;
+import dev.tollgate.core.TokenBucketMath;
+import dev.tollgate.core.limits.MultiLimitDecision;
 import dev.tollgate.spring.limiter.LimitEnforcer;
 import dev.tollgate.spring.problem.ProblemResponses;
 import dev.tollgate.spring.tenant.TenantLookup;
@@ -116,6 +118,9 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
 
     private Mono<Void> respond(ServerWebExchange exchange, GatewayFilterChain chain, String routeId,
                                LimitEnforcer.Verdict verdict, String verifiedTenant) {
+        if (verdict.multiLimit()) {
+            return respondToLimits(exchange, chain, routeId, verdict, verifiedTenant);
+        }
         if (verdict.rule().shadow()) {
             return admit(exchange, chain, verifiedTenant); // a dry run: invisible to the client
         }
@@ -134,6 +139,24 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         response.getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfter));
         return ProblemResponses.write(response, HttpStatus.TOO_MANY_REQUESTS,
                 rejectionBodies.retryAfter(routeId, retryAfter));
+    }
+
+    /** A multi-limit verdict: every enforced limit in the headers, the rejecting ones in the body. */
+    private Mono<Void> respondToLimits(ServerWebExchange exchange, GatewayFilterChain chain, String routeId,
+                                       LimitEnforcer.Verdict verdict, String verifiedTenant) {
+        MultiLimitDecision decision = verdict.limits();
+        ServerHttpResponse response = exchange.getResponse();
+        if (verifiedTenant != null) {
+            headers.writeLimits(response.getHeaders()::set, decision);
+        }
+        if (decision.admitted()) {
+            return admit(exchange, chain, verifiedTenant);
+        }
+        long retryAfter = decision.retryAfterMillis();
+        if (retryAfter != Decision.NEVER) {
+            response.getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(TokenBucketMath.ceilDiv(retryAfter, 1000)));
+        }
+        return ProblemResponses.write(response, HttpStatus.TOO_MANY_REQUESTS, rejectionBodies.limits(routeId, decision));
     }
 
     private static Mono<Void> admit(ServerWebExchange exchange, GatewayFilterChain chain, String verifiedTenant) {
