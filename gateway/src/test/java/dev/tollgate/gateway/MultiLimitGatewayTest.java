@@ -60,6 +60,9 @@ class MultiLimitGatewayTest {
                     new Limit("daily", LimitScope.tenant(), new CalendarQuota(100, QuotaPeriod.DAY))),
             "shadow", List.of(new Limit("per-route", LimitScope.eachRoute(), new TokenBucket(100, 0.001)),
                     new Limit("trial", LimitScope.tenant(), new CalendarQuota(1, QuotaPeriod.HOUR)).shadow(true)),
+            "fallback", List.of(new Limit("per-route", LimitScope.eachRoute(), new TokenBucket(100, 0.001)),
+                    new Limit("total", LimitScope.tenant(), new TokenBucket(100, 0.001)),
+                    new Limit("daily", LimitScope.tenant(), new CalendarQuota(10, QuotaPeriod.DAY))),
             "costly", List.of(new Limit("per-route", LimitScope.eachRoute(), new TokenBucket(10, 0.001), 3, false),
                     new Limit("daily", LimitScope.tenant(), new CalendarQuota(100, QuotaPeriod.DAY), 2, false)));
 
