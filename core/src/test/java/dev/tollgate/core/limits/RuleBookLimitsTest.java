@@ -37,6 +37,30 @@ class RuleBookLimitsTest {
     }
 
     @Test
+    void aWarmLookupAllocatesNothingMoreThanTheRuleBooksOwn() {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        int sink = 0;
+        for (int i = 0; i < 200_000; i++) { // warm: the answers are built, the JIT is done
+            sink += book.limitsFor(i % 2 == 0 ? "shop" : "other", "orders").limits().size();
+            sink += (int) rules.ruleFor(i % 2 == 0 ? "shop" : "other", "orders").capacity();
+        }
+        long start = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 100_000; i++) {
+            sink += (int) rules.ruleFor(i % 2 == 0 ? "shop" : "other", "orders").capacity();
+        }
+        long ruleBook = threads.getCurrentThreadAllocatedBytes() - start;
+        start = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < 100_000; i++) {
+            sink += book.limitsFor(i % 2 == 0 ? "shop" : "other", "orders").limits().size();
+        }
+        long limitBook = threads.getCurrentThreadAllocatedBytes() - start;
+        assertThat(sink).isNotZero();
+        assertThat(limitBook - ruleBook).as("bytes 100,000 lookups allocate beyond the rule book's own ("
+                + ruleBook + ")").isLessThan(10_000);
+    }
+
+    @Test
     void theCacheIsBounded() {
         RuleBookLimits changing = new RuleBookLimits((tenant, route) -> RateLimitRule.of(Long.parseLong(tenant), 1));
         for (int i = 1; i <= RuleBookLimits.MAX_CACHED * 2 + 5; i++) {
