@@ -22,10 +22,11 @@ import reactor.core.publisher.Mono;
 /**
  * Limits every routed request: the tenant comes from the API key header (sent once: a request with two
  * is answered 400 {@code urn:tollgate:problem:repeated-api-key}), the route from the route
- * Spring Cloud Gateway matched, the rule from the in-memory rule book, and the decision from one
+ * Spring Cloud Gateway matched, the limits from the in-memory limit book, and the decision from one
  * Redis call (or from the local fallback; see {@link LimitEnforcer}). Admitted requests go on with
  * {@code X-RateLimit-Remaining}; the others end here with 429, {@code Retry-After} and a
- * problem+json body, and never reach the backend.
+ * problem+json body (naming the limit that rejected, on the multi-limit path), and never reach the
+ * backend.
  *
  * <p>Global filters run only once a route has matched, so the route is known here.
  */
