@@ -14,6 +14,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.support.GenericApplicationContext;
@@ -56,6 +57,15 @@ final class RunningGateway implements AutoCloseable {
      * unless they mean to.
      */
     static RunningGateway start(Map<String, Object> properties, String... profiles) {
+        return start(properties, context -> { }, profiles);
+    }
+
+    /**
+     * As {@link #start(Map, String...)}, with beans of the test's own registered before the context
+     * refreshes (a {@code LimitBook}, say).
+     */
+    static RunningGateway start(Map<String, Object> properties, Consumer<GenericApplicationContext> beans,
+                                String... profiles) {
         Map<String, Object> all = new LinkedHashMap<>();
         all.put("server.port", "0");
         all.put("management.server.port", "0");
@@ -77,7 +87,8 @@ final class RunningGateway implements AutoCloseable {
         try {
             context = new SpringApplicationBuilder(TollgateApplication.class)
                     .profiles(profiles)
-                    .initializers(RunningGateway::ownEventLoops)
+                    .initializers(RunningGateway::ownEventLoops,
+                            app -> beans.accept((GenericApplicationContext) app))
                     .run(args);
         } catch (RuntimeException e) {
             if (ownLocalState != null) {

@@ -72,14 +72,25 @@ public final class ReferenceLimitEvaluator {
 
     /** Decides {@code charges} (one request's limits) at {@code nowMillis}, and records what it takes. */
     public MultiLimitDecision decide(List<LimitCharge> charges, long nowMillis) {
+        return decide(charges, nowMillis, 1);
+    }
+
+    /**
+     * As {@link #decide(List, long)}, on one instance's share of every limit when they are split
+     * evenly among {@code instances} ({@link LocalMultiLimitStore}): a token bucket's capacity and
+     * rate as {@link BucketLimits#dividedAmong} gives them, a quota {@link #quotaShare divided} per
+     * window. With 1, every limit whole: the reference.
+     */
+    MultiLimitDecision decide(List<LimitCharge> charges, long nowMillis, int instances) {
         Map<LimitKey, LimitState> written = new HashMap<>();
         List<Step> steps = new ArrayList<>(charges.size());
         boolean admitted = true;
         for (LimitCharge charge : charges) {
             LimitState before = written.containsKey(charge.key()) ? written.get(charge.key()) : states.get(charge.key());
             Step step = charge.limit().allowance() instanceof TokenBucket bucket
-                    ? bucketStep(charge, bucket, before, nowMillis)
-                    : quotaStep(charge, (CalendarQuota) charge.limit().allowance(), before, nowMillis, windows);
+                    ? bucketStep(charge, bucket.limits(charge.cost()).dividedAmong(instances), before, nowMillis)
+                    : quotaStep(charge, (CalendarQuota) charge.limit().allowance(), instances, before, nowMillis,
+                            windows);
             written.put(charge.key(), step.after);
             steps.add(step);
             admitted &= step.hasRoom || charge.limit().shadow();
@@ -109,6 +120,28 @@ public final class ReferenceLimitEvaluator {
         states.put(key, state);
     }
 
+    /** Drops the state of {@code key}: from then on it is missing (a full bucket, an unused quota). */
+    void forget(LimitKey key) {
+        states.remove(key);
+    }
+
+    /** How many states are kept. */
+    int size() {
+        return states.size();
+    }
+
+    /**
+     * One instance's share of a quota split among {@code instances}: {@code floor(quota / instances)},
+     * raised to {@code cost} where that is less (a share that cannot hold one request would reject it
+     * for the whole window), never above the quota.
+     */
+    static long quotaShare(long quota, long cost, int instances) {
+        if (instances <= 1) {
+            return quota;
+        }
+        return Math.min(quota, Math.max(quota / instances, cost));
+    }
+
     /**
      * One charge worked out both ways: its outcome if the request is admitted ({@code charged}) or
      * rejected ({@code uncharged}), and the state to write if admitted.
@@ -116,8 +149,7 @@ public final class ReferenceLimitEvaluator {
     private record Step(boolean hasRoom, LimitState after, LimitOutcome charged, LimitOutcome uncharged) {
     }
 
-    private static Step bucketStep(LimitCharge charge, TokenBucket bucket, LimitState before, long now) {
-        BucketLimits limits = bucket.limits(charge.cost());
+    private static Step bucketStep(LimitCharge charge, BucketLimits limits, LimitState before, long now) {
         long capacity = limits.capacityMicros();
         long fillMillis = limits.millisToFill();
         long tokens = capacity;
@@ -159,8 +191,9 @@ public final class ReferenceLimitEvaluator {
                 tokens / cost, retry, reset, null);
     }
 
-    private static Step quotaStep(LimitCharge charge, CalendarQuota quota, LimitState before, long now,
-                                  QuotaWindows windows) {
+    private static Step quotaStep(LimitCharge charge, CalendarQuota quota, int instances, LimitState before,
+                                  long now, QuotaWindows windows) {
+        long allowed = quotaShare(quota.quota(), charge.cost(), instances);
         CalendarWindow window = windows.windowAt(quota, now);
         long used = 0;
         if (before instanceof LimitState.Quota stored) {
@@ -173,17 +206,17 @@ public final class ReferenceLimitEvaluator {
             }
         }
         long cost = charge.cost();
-        boolean hasRoom = cost <= quota.quota() - used;
+        boolean hasRoom = cost <= allowed - used;
         long usedAfter = hasRoom ? used + cost : used;
         LimitState after = new LimitState.Quota(window.startMillis(), usedAfter);
         return new Step(hasRoom, after,
-                quotaOutcome(charge, hasRoom, usedAfter, quota, window, now),
-                quotaOutcome(charge, hasRoom, used, quota, window, now));
+                quotaOutcome(charge, hasRoom, usedAfter, quota, allowed, window, now),
+                quotaOutcome(charge, hasRoom, used, quota, allowed, window, now));
     }
 
     private static LimitOutcome quotaOutcome(LimitCharge charge, boolean hasRoom, long used, CalendarQuota quota,
-                                             CalendarWindow window, long now) {
-        long left = Math.max(0, quota.quota() - used); // a quota lowered below its count has none left
+                                             long allowed, CalendarWindow window, long now) {
+        long left = Math.max(0, allowed - used); // a quota lowered below its count has none left
         long cost = charge.cost();
         long retry;
         if (cost > quota.quota()) {
@@ -193,7 +226,7 @@ public final class ReferenceLimitEvaluator {
         } else {
             retry = window.millisToEnd(now);
         }
-        return new LimitOutcome(charge, hasRoom, left, quota.quota(), left / cost, retry,
+        return new LimitOutcome(charge, hasRoom, left, allowed, left / cost, retry,
                 window.millisToEnd(now), window);
     }
 }

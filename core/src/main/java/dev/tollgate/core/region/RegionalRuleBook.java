@@ -38,4 +38,14 @@ public final class RegionalRuleBook implements RuleBook {
     public String region() {
         return region;
     }
+
+    /** The rules as written, before this region's share. */
+    public RuleBook global() {
+        return global;
+    }
+
+    /** The share table this book reads on every lookup. */
+    public Supplier<ShareTable> shares() {
+        return shares;
+    }
 }

@@ -7,6 +7,13 @@ import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.core.RuleBook;
 import dev.tollgate.core.SerialScheduler;
 import dev.tollgate.core.ShardedBucketStore;
+import dev.tollgate.core.WallClock;
+import dev.tollgate.core.limits.LimitBook;
+import dev.tollgate.core.limits.LocalMultiLimitStore;
+import dev.tollgate.core.limits.RuleBookLimits;
+import dev.tollgate.core.region.RegionalLimitBook;
+import dev.tollgate.core.region.RegionalRuleBook;
+import dev.tollgate.redis.MultiLimitScript;
 import dev.tollgate.redis.InstanceHeartbeat;
 import dev.tollgate.redis.RedisBucketStore;
 import dev.tollgate.redis.RedisConnector;
@@ -28,6 +35,7 @@ import dev.tollgate.spring.limiter.DecisionListener;
 import dev.tollgate.spring.limiter.DecisionMetrics;
 import dev.tollgate.spring.limiter.FailoverRateLimiter;
 import dev.tollgate.spring.limiter.LimitEnforcer;
+import dev.tollgate.spring.limiter.MultiLimitLimiter;
 import dev.tollgate.spring.limiter.RejectionLog;
 import dev.tollgate.spring.localstate.LocalState;
 import dev.tollgate.spring.localstate.LocalStateDirectory;
@@ -131,6 +139,28 @@ class RateLimitingConfiguration {
         return BackgroundService.of("fallbackEviction", LifecyclePhase.WORK, eviction::start, eviction);
     }
 
+    /** The multi-limit path's local fallback: this instance's share of every limit while Redis cannot decide. */
+    @Bean
+    @ConditionalOnMissingBean
+    LocalMultiLimitStore localMultiLimitStore(LiveInstances instances) {
+        return new LocalMultiLimitStore(instances::count, WallClock.system());
+    }
+
+    /** Drops local multi-limit states that no longer matter, with the single-bucket fallback's interval. */
+    @Bean
+    BackgroundService multiLimitFallbackEviction(LocalMultiLimitStore store, FallbackProperties fallback) {
+        BackgroundTask eviction = BackgroundTask.every("tollgate-multi-limit-eviction", fallback.evictionInterval(),
+                store::evictExpired);
+        return BackgroundService.of("multiLimitFallbackEviction", LifecyclePhase.WORK, eviction::start, eviction);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    MultiLimitLimiter multiLimitLimiter(MultiLimitScript multiLimitScript, LocalMultiLimitStore store,
+                                        CircuitBreaker redisCircuitBreaker, DecisionMetrics metrics) {
+        return new MultiLimitLimiter(multiLimitScript, store, redisCircuitBreaker, metrics);
+    }
+
     @Bean
     @ConditionalOnMissingBean
     DecisionMetrics decisionMetrics(TollgateMeters meters, ObservabilityProperties observability) {
@@ -172,11 +202,26 @@ class RateLimitingConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    LimitEnforcer limitEnforcer(RuleBook rules, FailoverRateLimiter limiter, DecisionMetrics metrics,
+    LimitEnforcer limitEnforcer(ObjectProvider<LimitBook> limitBook, RuleBook rules, FailoverRateLimiter limiter,
+                                MultiLimitLimiter multiLimiter, DecisionMetrics metrics,
                                 ObservabilityProperties observability, ObjectProvider<DecisionListener> listener) {
-        return new LimitEnforcer(rules, limiter, metrics,
+        return new LimitEnforcer(limitBook(limitBook.getIfAvailable(), rules), limiter, multiLimiter, metrics,
                 new RejectionLog(observability.logging().rejectionsPerSecond(), MonotonicClock.system()),
                 listener.getIfUnique(() -> DecisionListener.NONE), MonotonicClock.system());
+    }
+
+    /**
+     * The limits the enforcer applies: the application's (or the directory's) {@link LimitBook} if there
+     * is one, else every request on the single-bucket path with the rule book's rule
+     * ({@link RuleBookLimits}). With several regions ({@code rules} is then the {@link RegionalRuleBook}),
+     * the limits as written get this region's share ({@link RegionalLimitBook}: single-bucket requests
+     * only, not yet the multi-limit path).
+     */
+    static LimitBook limitBook(LimitBook limitBook, RuleBook rules) {
+        RegionalRuleBook regional = rules instanceof RegionalRuleBook r ? r : null;
+        LimitBook written = limitBook != null ? limitBook
+                : new RuleBookLimits(regional != null ? regional.global() : rules);
+        return regional == null ? written : new RegionalLimitBook(written, regional.region(), regional.shares());
     }
 
     /** Every routed request, keyed by its API key: on unless {@code tollgate.global-filter.enabled=false}. */

@@ -7,6 +7,7 @@ import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.SerialScheduler;
 import dev.tollgate.redis.DedicatedRedisClient;
 import dev.tollgate.redis.InstanceHeartbeat;
+import dev.tollgate.redis.MultiLimitScript;
 import dev.tollgate.redis.RedisBucketStore;
 import dev.tollgate.redis.RedisConnector;
 import dev.tollgate.redis.RedisLane;
@@ -128,6 +129,12 @@ class RedisStoreConfiguration {
         return new RedisBucketStore(scriptCalls, guard.batchWaitTurns());
     }
 
+    /** Decides the multi-limit path's requests, every limit of one in one call; states in the draft's layout. */
+    @Bean
+    MultiLimitScript multiLimitScript(ScriptCalls scriptCalls) {
+        return new MultiLimitScript(scriptCalls);
+    }
+
     /** Takes and gives back batches of tokens of the same buckets: leases, and fallback charges. */
     @Bean
     RedisTokenLeaseSource redisTokenLeaseSource(ScriptCalls scriptCalls) {
@@ -159,7 +166,8 @@ class RedisStoreConfiguration {
         BucketKey key = new BucketKey("tollgate-warm-up", "warm-up");
         BucketLimits limits = RateLimitRule.of(1, 1000).limits();
         CompletionStage<?> chain = redis.scriptLoad(RedisBucketStore.SCRIPT.source())
-                .thenCompose(sha -> redis.scriptLoad(RedisTokenLeaseSource.leaseScript().source()));
+                .thenCompose(sha -> redis.scriptLoad(RedisTokenLeaseSource.leaseScript().source()))
+                .thenCompose(sha -> redis.scriptLoad(MultiLimitScript.SCRIPT.source()));
         for (int i = 0; i < WARM_UP_CALLS; i++) {
             chain = chain.thenCompose(ignored -> store.tryAcquire(key, limits));
         }

@@ -1,6 +1,8 @@
 package dev.tollgate.spring.filter;
 
 import dev.tollgate.core.Decision;
+import dev.tollgate.core.TokenBucketMath;
+import dev.tollgate.core.limits.MultiLimitDecision;
 import dev.tollgate.spring.limiter.LimitEnforcer;
 import dev.tollgate.spring.problem.ProblemResponses;
 import dev.tollgate.spring.tenant.TenantLookup;
@@ -20,10 +22,11 @@ import reactor.core.publisher.Mono;
 /**
  * Limits every routed request: the tenant comes from the API key header (sent once: a request with two
  * is answered 400 {@code urn:tollgate:problem:repeated-api-key}), the route from the route
- * Spring Cloud Gateway matched, the rule from the in-memory rule book, and the decision from one
+ * Spring Cloud Gateway matched, the limits from the in-memory limit book, and the decision from one
  * Redis call (or from the local fallback; see {@link LimitEnforcer}). Admitted requests go on with
  * {@code X-RateLimit-Remaining}; the others end here with 429, {@code Retry-After} and a
- * problem+json body, and never reach the backend.
+ * problem+json body (naming the limit that rejected, on the multi-limit path), and never reach the
+ * backend.
  *
  * <p>Global filters run only once a route has matched, so the route is known here.
  */
@@ -116,6 +119,9 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
 
     private Mono<Void> respond(ServerWebExchange exchange, GatewayFilterChain chain, String routeId,
                                LimitEnforcer.Verdict verdict, String verifiedTenant) {
+        if (verdict.multiLimit()) {
+            return respondToLimits(exchange, chain, routeId, verdict, verifiedTenant);
+        }
         if (verdict.rule().shadow()) {
             return admit(exchange, chain, verifiedTenant); // a dry run: invisible to the client
         }
@@ -134,6 +140,24 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         response.getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfter));
         return ProblemResponses.write(response, HttpStatus.TOO_MANY_REQUESTS,
                 rejectionBodies.retryAfter(routeId, retryAfter));
+    }
+
+    /** A multi-limit verdict: every enforced limit in the headers, the rejecting ones in the body. */
+    private Mono<Void> respondToLimits(ServerWebExchange exchange, GatewayFilterChain chain, String routeId,
+                                       LimitEnforcer.Verdict verdict, String verifiedTenant) {
+        MultiLimitDecision decision = verdict.limits();
+        ServerHttpResponse response = exchange.getResponse();
+        if (verifiedTenant != null) {
+            headers.writeLimits(response.getHeaders()::set, decision);
+        }
+        if (decision.admitted()) {
+            return admit(exchange, chain, verifiedTenant);
+        }
+        long retryAfter = decision.retryAfterMillis();
+        if (retryAfter != Decision.NEVER) {
+            response.getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(TokenBucketMath.ceilDiv(retryAfter, 1000)));
+        }
+        return ProblemResponses.write(response, HttpStatus.TOO_MANY_REQUESTS, rejectionBodies.limits(routeId, decision));
     }
 
     private static Mono<Void> admit(ServerWebExchange exchange, GatewayFilterChain chain, String verifiedTenant) {

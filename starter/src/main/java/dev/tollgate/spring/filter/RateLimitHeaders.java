@@ -4,6 +4,11 @@ import dev.tollgate.core.BucketLimits;
 import dev.tollgate.core.Decision;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.TokenBucketMath;
+import dev.tollgate.core.limits.CalendarQuota;
+import dev.tollgate.core.limits.Limit;
+import dev.tollgate.core.limits.LimitOutcome;
+import dev.tollgate.core.limits.MultiLimitDecision;
+import dev.tollgate.core.limits.TokenBucket;
 import java.util.function.BiConsumer;
 
 /**
@@ -20,6 +25,15 @@ import java.util.function.BiConsumer;
  *       of draft-ietf-httpapi-ratelimit-headers. A token bucket is described as a quota of
  *       {@code capacity} tokens restored over {@code w} seconds.</li>
  * </ul>
+ *
+ * <p>A request decided on the multi-limit path (several limits, a tenant-wide one, a calendar
+ * quota) lists every enforced limit that applies in {@code RateLimit-Policy}, each named by its
+ * limit's name: {@code "<limit>";q=<capacity or quota>;w=<seconds to fill from empty, or the
+ * quota's window length>}, in the order the limits apply. {@code RateLimit} and {@code X-RateLimit-*}
+ * report the limit closest to exhaustion ({@link MultiLimitDecision#closestToExhaustion()}):
+ * {@code X-RateLimit-Limit} its capacity or quota, {@code Remaining} what is left of it,
+ * {@code Reset} and {@code t} the seconds until it is full again or its window ends, rounded up.
+ * Shadow limits appear nowhere.
  */
 public final class RateLimitHeaders {
 
@@ -53,6 +67,51 @@ public final class RateLimitHeaders {
             headers.accept(POLICY, name + ";q=" + limits.capacityTokens() + ";w=" + window);
             headers.accept(RATE_LIMIT, name + ";r=" + decision.remaining() + ";t=" + resetSeconds);
         }
+    }
+
+    /** Writes the enabled headers of a multi-limit decision; nothing when every limit is a shadow one. */
+    void writeLimits(BiConsumer<String, String> headers, MultiLimitDecision decision) {
+        LimitOutcome closest = decision.closestToExhaustion().orElse(null);
+        if (closest == null) {
+            return;
+        }
+        long resetSeconds = TokenBucketMath.ceilDiv(closest.resetAfterMillis(), 1000);
+        if (xRateLimit) {
+            headers.accept(LIMIT, Long.toString(amount(closest.limitDefinition())));
+            headers.accept(REMAINING, Long.toString(closest.remaining()));
+            headers.accept(RESET, Long.toString(resetSeconds));
+        }
+        if (ietf) {
+            StringBuilder policy = new StringBuilder();
+            for (LimitOutcome outcome : decision.outcomes()) {
+                if (outcome.shadow()) {
+                    continue;
+                }
+                if (!policy.isEmpty()) {
+                    policy.append(", ");
+                }
+                Limit limit = outcome.limitDefinition();
+                policy.append(structuredString(limit.name())).append(";q=").append(amount(limit))
+                        .append(";w=").append(windowSeconds(outcome));
+            }
+            headers.accept(POLICY, policy.toString());
+            headers.accept(RATE_LIMIT, structuredString(closest.limitDefinition().name()) + ";r=" + closest.remaining()
+                    + ";t=" + resetSeconds);
+        }
+    }
+
+    /** A limit's capacity (whole tokens) or quota, as written (not a fallback's or region's share). */
+    private static long amount(Limit limit) {
+        return limit.allowance() instanceof TokenBucket bucket ? bucket.capacity()
+                : ((CalendarQuota) limit.allowance()).quota();
+    }
+
+    /** A bucket's time to fill from empty, or the length of the quota's window (23 or 25 h on a DST day), rounded up. */
+    private static long windowSeconds(LimitOutcome outcome) {
+        if (outcome.limitDefinition().allowance() instanceof TokenBucket bucket) {
+            return TokenBucketMath.ceilDiv(bucket.limits(1).millisToFill(), 1000);
+        }
+        return TokenBucketMath.ceilDiv(outcome.window().endMillis() - outcome.window().startMillis(), 1000);
     }
 
     /** An RFC 8941 sf-string: quotes and backslashes escaped, anything but printable ASCII as '?'. */

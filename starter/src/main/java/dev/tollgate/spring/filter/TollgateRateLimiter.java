@@ -1,6 +1,8 @@
 package dev.tollgate.spring.filter;
 
 import dev.tollgate.core.Decision;
+import dev.tollgate.core.TokenBucketMath;
+import dev.tollgate.core.limits.MultiLimitDecision;
 import dev.tollgate.spring.limiter.LimitEnforcer;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -50,7 +52,13 @@ public final class TollgateRateLimiter implements RateLimiter<TollgateRateLimite
     public Mono<Response> isAllowed(String routeId, String id) {
         return enforcer.enforce(id, routeId).map(verdict -> {
             Map<String, String> out = new LinkedHashMap<>();
-            if (!verdict.rule().shadow()) {
+            if (verdict.multiLimit()) {
+                MultiLimitDecision limits = verdict.limits();
+                headers.writeLimits(out::put, limits);
+                if (!limits.admitted() && limits.retryAfterMillis() != Decision.NEVER) {
+                    out.put(HttpHeaders.RETRY_AFTER, Long.toString(TokenBucketMath.ceilDiv(limits.retryAfterMillis(), 1000)));
+                }
+            } else if (!verdict.rule().shadow()) {
                 Decision decision = verdict.decision();
                 headers.write(out::put, routeId, verdict.rule(), decision);
                 if (!decision.allowed() && decision.retryAfterSeconds() != Decision.NEVER) {

@@ -17,6 +17,11 @@ import java.util.concurrent.TimeoutException;
  * <ul>
  *   <li>{@code tollgate.decisions} (counter; tags {@code route}, {@code outcome} =
  *       allowed|rejected|shadow-rejected, {@code source} = redis|lease|local-fallback)</li>
+ *   <li>{@code tollgate.limit.rejections} (counter; tags {@code route}, {@code limit} = the limit's
+ *       name, {@code outcome} = rejected|shadow-rejected, {@code source}): for each request, each
+ *       limit that rejected it or, a shadow one, would have. A request that two limits reject counts
+ *       once under each; {@code tollgate.decisions} counts it once. Cardinality: routes × limit
+ *       names (of plans and rules), never tenants</li>
  *   <li>{@code tollgate.tenant.decisions} (counter; tags {@code tenant}, {@code route},
  *       {@code outcome}): listed tenants only</li>
  *   <li>{@code tollgate.decision.duration} (timer with a percentile histogram, 10 µs to 1 s): how
@@ -44,6 +49,8 @@ public final class DecisionMetrics {
     private final Counter chargesMade;
     private final Counter chargesFailed;
     private final ConcurrentHashMap<String, Counter[]> byRoute = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, ConcurrentHashMap<String, Counter[]>> rejectionsByRoute =
+            new ConcurrentHashMap<>();
 
     public DecisionMetrics(MeterRegistry registry) {
         this(registry, Set.of());
@@ -82,6 +89,47 @@ public final class DecisionMetrics {
                     .register(registry)
                     .increment();
         }
+    }
+
+    /**
+     * One limit rejected a request on {@code route} or, {@code shadow}, would have: counted in
+     * {@code tollgate.limit.rejections}.
+     */
+    public void limitRejected(String route, String limit, boolean shadow, DecisionSource source) {
+        rejectionsByRoute.computeIfAbsent(route, r -> new ConcurrentHashMap<>())
+                .computeIfAbsent(limit, l -> rejectionCountersFor(route, l))
+                [source.ordinal() * 2 + (shadow ? 1 : 0)].increment();
+    }
+
+    /** {@code tollgate.limit.rejections} counted so far for {@code limit}, over all routes and sources. */
+    public double limitRejections(String limit, boolean shadow) {
+        double total = 0;
+        for (ConcurrentHashMap<String, Counter[]> byLimit : rejectionsByRoute.values()) {
+            Counter[] counters = byLimit.get(limit);
+            if (counters != null) {
+                for (DecisionSource source : SOURCES) {
+                    total += counters[source.ordinal() * 2 + (shadow ? 1 : 0)].count();
+                }
+            }
+        }
+        return total;
+    }
+
+    private Counter[] rejectionCountersFor(String route, String limit) {
+        Counter[] counters = new Counter[SOURCES.length * 2];
+        for (DecisionSource source : SOURCES) {
+            for (int shadow = 0; shadow < 2; shadow++) {
+                counters[source.ordinal() * 2 + shadow] = Counter.builder("tollgate.limit.rejections")
+                        .description("Requests each limit rejected, or (shadow) would have")
+                        .tag("route", route)
+                        .tag("limit", limit)
+                        .tag("outcome", shadow == 1 ? DecisionOutcome.SHADOW_REJECTED.tag()
+                                : DecisionOutcome.REJECTED.tag())
+                        .tag("source", source.tag())
+                        .register(registry);
+            }
+        }
+        return counters;
     }
 
     /** How long one request waited for its decision, in nanoseconds. */
