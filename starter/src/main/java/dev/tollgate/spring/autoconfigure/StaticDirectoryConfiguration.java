@@ -1,7 +1,10 @@
 package dev.tollgate.spring.autoconfigure;
 
 import dev.tollgate.core.RuleBook;
+import dev.tollgate.core.RuleSet;
 import dev.tollgate.core.limits.LimitBook;
+import dev.tollgate.core.limits.RuleBookLimits;
+import dev.tollgate.spring.settings.InvalidSettingException;
 import dev.tollgate.spring.health.RulesReadinessIndicator;
 import dev.tollgate.spring.settings.TollgateProperties;
 import dev.tollgate.spring.tenant.KeyNamesTenantResolver;
@@ -31,11 +34,24 @@ class StaticDirectoryConfiguration {
         return properties.ruleSet();
     }
 
-    /** The rules, plans and tenants' plans of configuration, for the limiter's multi-limit path. */
+    /**
+     * The limits of each request: the rule book's rules (this configuration's, or the application's
+     * own {@link RuleBook}) with the plans and tenants' plans of configuration. An application's rule
+     * book that is no {@link RuleSet} is a function the plans cannot be layered on: every request is
+     * then decided by its rule alone, as before plans, and configured plans are refused.
+     */
     @Bean
     @ConditionalOnMissingBean
-    LimitBook limitBook(TollgateProperties properties) {
-        return properties.planBook();
+    LimitBook limitBook(TollgateProperties properties, RuleBook rules) {
+        if (rules instanceof RuleSet set) {
+            return properties.planBook(set);
+        }
+        if (!properties.plans().isEmpty() || !properties.tenantPlans().isEmpty()) {
+            throw new InvalidSettingException("tollgate.plans", null, "tollgate.plans and tollgate.tenant-plans"
+                    + " cannot apply: the application's own RuleBook (" + rules.getClass().getName()
+                    + ") decides the limits; declare the plans in it, or remove them from configuration");
+        }
+        return new RuleBookLimits(rules);
     }
 
     @Bean

@@ -95,7 +95,12 @@ public record TollgateProperties(
 
     /** The configured rules, plans and tenants' plans, with the default plan, ready for lookups. */
     public PlanBook planBook() {
-        return planBook(ruleSet(), plans, tenantPlans, defaultPlan);
+        return planBook(ruleSet());
+    }
+
+    /** The configured plans and tenants' plans over {@code rules} (an application's own rule set). */
+    public PlanBook planBook(RuleSet rules) {
+        return planBook(rules, plans, tenantPlans, defaultPlan);
     }
 
     private static PlanBook planBook(RuleSet rules, Map<String, List<LimitProperties>> plans,

@@ -168,6 +168,20 @@ class TollgateAutoConfigurationTest {
             assertThat(context.getBean(RuleBook.class)).isSameAs(OwnBeans.RULES);
             assertThat(context.getBean(TenantResolver.class)).isSameAs(OwnBeans.TENANTS);
             assertThat(context).getBean("ownMetrics").isSameAs(context.getBean(DecisionMetrics.class));
+            // The limits of every request come from the application's rule book, not configuration's.
+            assertThat(context.getBean(LimitBook.class).limitsFor("any", "r").singleBucket())
+                    .isEqualTo(RateLimitRule.of(7, 1));
+        });
+    }
+
+    @Test
+    void plansInConfigurationBesideTheApplicationsOwnRuleBookAreRefused() {
+        runner.withUserConfiguration(OwnBeans.class).withPropertyValues("tollgate.plans.free[0].name=day",
+                "tollgate.plans.free[0].scope=tenant", "tollgate.plans.free[0].quota=5",
+                "tollgate.plans.free[0].period=day").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                    "tollgate.plans and tollgate.tenant-plans cannot apply: the application's own RuleBook");
         });
     }
 
