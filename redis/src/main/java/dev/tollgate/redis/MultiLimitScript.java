@@ -12,7 +12,15 @@ import dev.tollgate.core.limits.MultiLimitDecision;
 import dev.tollgate.core.limits.ReferenceLimitEvaluator.QuotaWindows;
 import dev.tollgate.core.limits.TokenBucket;
 import dev.tollgate.core.limits.WindowTable;
+import io.lettuce.core.cluster.SlotHash;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,6 +53,16 @@ public final class MultiLimitScript {
     /** Windows one table may hold at most (a retry after a long step back could ask for many). */
     static final int MAX_TABLE_WINDOWS = 64;
 
+    /** Requests one call decides at most (Lua's stack and the reply stay small). */
+    public static final int MAX_BATCH = 64;
+    /** Limits one request is charged to at most (the script reads the count from one byte). */
+    public static final int MAX_LIMITS = 255;
+    /** Distinct keys one call takes at most (the script reads a state's key index from one byte). */
+    static final int MAX_KEYS = 255;
+
+    private static final byte KIND_BUCKET = 1;
+    private static final byte KIND_FIXED = 2;
+    private static final byte KIND_TABLE = 3;
     private static final int REPLY_HEAD = 2;
     private static final int REPLY_PER_LIMIT = 6;
     private static final long STALE = -1;
@@ -54,6 +72,7 @@ public final class MultiLimitScript {
     private final boolean arithmeticWhereFixed;
     private final WallClock clock;
     private final Layout layout;
+    private final EventLoopBatcher<Request> batcher;
 
     /**
      * Where a limit's state lives. The script takes any key and field, so this is the adapter's
@@ -79,22 +98,36 @@ public final class MultiLimitScript {
     }
 
     private MultiLimitScript(ScriptCalls calls, QuotaWindows windows, boolean arithmeticWhereFixed,
-                             WallClock clock, Layout layout) {
+                             WallClock clock, Layout layout, int waitTurns) {
         this.calls = Objects.requireNonNull(calls, "calls");
         this.windows = Objects.requireNonNull(windows, "windows");
         this.arithmeticWhereFixed = arithmeticWhereFixed;
         this.clock = Objects.requireNonNull(clock, "clock");
         this.layout = Objects.requireNonNull(layout, "layout");
+        if (waitTurns < 0 || waitTurns > RedisBucketStore.MAX_WAIT_TURNS) {
+            throw new IllegalArgumentException("waitTurns must be between 0 and " + RedisBucketStore.MAX_WAIT_TURNS
+                    + ", was " + waitTurns);
+        }
+        this.batcher = new EventLoopBatcher<>(waitTurns, MAX_BATCH, this::send);
     }
 
     /** Quotas in calendar windows; tables built around this machine's clock (epoch ms). */
     public MultiLimitScript(ScriptCalls calls) {
-        this(calls, CalendarQuota::windowAt, true, WallClock.system(), Layout.ROUTE_AND_TENANT_KEYS);
+        this(calls, CalendarQuota::windowAt, true, WallClock.system(), Layout.ROUTE_AND_TENANT_KEYS,
+                RedisBucketStore.DEFAULT_WAIT_TURNS);
     }
 
     /** Quotas in calendar windows, states kept in {@code layout}. */
     public MultiLimitScript(ScriptCalls calls, Layout layout) {
-        this(calls, CalendarQuota::windowAt, true, WallClock.system(), layout);
+        this(calls, layout, RedisBucketStore.DEFAULT_WAIT_TURNS);
+    }
+
+    /**
+     * Quotas in calendar windows, states kept in {@code layout}; a loop's batch waits at most
+     * {@code waitTurns} more turns of its loop (as {@link RedisBucketStore#RedisBucketStore(ScriptCalls, int)}).
+     */
+    public MultiLimitScript(ScriptCalls calls, Layout layout, int waitTurns) {
+        this(calls, CalendarQuota::windowAt, true, WallClock.system(), layout, waitTurns);
     }
 
     /**
@@ -108,7 +141,7 @@ public final class MultiLimitScript {
     /** As {@link #withWindowTables(ScriptCalls, QuotaWindows, WallClock)}, states kept in {@code layout}. */
     public static MultiLimitScript withWindowTables(ScriptCalls calls, QuotaWindows windows, WallClock clock,
                                                     Layout layout) {
-        return new MultiLimitScript(calls, windows, false, clock, layout);
+        return new MultiLimitScript(calls, windows, false, clock, layout, RedisBucketStore.DEFAULT_WAIT_TURNS);
     }
 
     /**
@@ -144,106 +177,284 @@ public final class MultiLimitScript {
     }
 
     /**
-     * Decides one request's {@code charges} (all of one tenant, at least one) in one script call
-     * (more only after a stale-windows answer).
+     * Decides one request's {@code charges} (all of one tenant, at least one, at most
+     * {@value #MAX_LIMITS}) in one script call (more only after a stale-windows answer). On a Netty event
+     * loop the request joins that loop's batch ({@link EventLoopBatcher}): the requests that arrive
+     * together are decided in one call, each exactly as it would be alone.
      */
     public CompletableFuture<Reply> decide(List<LimitCharge> charges) {
+        Request request = request(charges);
+        batcher.add(request);
+        return request;
+    }
+
+    /**
+     * Decides several requests together, in as few calls as the limits allow (one per slot and
+     * {@value #MAX_BATCH} requests), without waiting for a loop's batch: for benchmarks and tests.
+     * A request whose windows were stale is asked again on its own.
+     */
+    List<CompletableFuture<Reply>> decideTogether(List<List<LimitCharge>> requests) {
+        List<Request> batch = new ArrayList<>(requests.size());
+        for (List<LimitCharge> charges : requests) {
+            batch.add(request(charges));
+        }
+        send(batch);
+        return List.copyOf(batch);
+    }
+
+    private Request request(List<LimitCharge> charges) {
         if (charges.isEmpty()) {
             throw new IllegalArgumentException("a request is charged to one limit at least");
         }
+        if (charges.size() > MAX_LIMITS) {
+            throw new IllegalArgumentException("a request is charged to " + MAX_LIMITS + " limits at most, not "
+                    + charges.size());
+        }
         String tenant = charges.get(0).key().tenant();
-        Map<String, Integer> keyIndex = new LinkedHashMap<>();
-        for (LimitCharge charge : charges) {
+        String[] keys = new String[charges.size()];
+        String[] fields = new String[charges.size()];
+        for (int i = 0; i < keys.length; i++) {
+            LimitCharge charge = charges.get(i);
             if (!charge.key().tenant().equals(tenant)) {
                 throw new IllegalArgumentException("one request's limits are one tenant's (one slot): "
                         + tenant + " and " + charge.key().tenant());
             }
-            keyIndex.putIfAbsent(redisKey(charge.key(), layout), keyIndex.size() + 1);
+            keys[i] = redisKey(charge.key(), layout);
+            fields[i] = field(charge.key(), layout);
         }
-        String[] keys = keyIndex.keySet().toArray(String[]::new);
         long gatewayNow = clock.currentTimeMillis();
         long[][] cover = new long[charges.size()][];
         for (int i = 0; i < cover.length; i++) {
             cover[i] = new long[] {gatewayNow, gatewayNow};
         }
-        CompletableFuture<Reply> result = new CompletableFuture<>();
-        attempt(charges, keyIndex, keys, cover, 1, result);
-        return result;
+        return new Request(List.copyOf(charges), keys, fields, cover);
     }
 
-    private void attempt(List<LimitCharge> charges, Map<String, Integer> keyIndex, String[] keys, long[][] cover,
-                         int attempt, CompletableFuture<Reply> result) {
-        String[] args;
-        try {
-            args = arguments(charges, keyIndex, cover);
-        } catch (RuntimeException e) {
-            result.completeExceptionally(e);
+    /** One request waiting for its decision: the future its caller holds. */
+    private static final class Request extends CompletableFuture<Reply> {
+
+        final List<LimitCharge> charges;
+        /** Each charge's Redis key and hash field. */
+        final String[] keys;
+        final String[] fields;
+        /** Per charge, the instants its window table must cover (grows after stale answers). */
+        long[][] cover;
+        int attempt = 1;
+        /** The request's arguments in the call being built: struct format and packed data. */
+        byte[] format;
+        byte[] data;
+        /** Where in {@link #data} each limit's state index goes. */
+        final int[] stateOffsets;
+
+        Request(List<LimitCharge> charges, String[] keys, String[] fields, long[][] cover) {
+            this.charges = charges;
+            this.keys = keys;
+            this.fields = fields;
+            this.cover = cover;
+            this.stateOffsets = new int[charges.size()];
+        }
+    }
+
+    private void send(List<Request> batch) {
+        if (!calls.isCluster()) {
+            sendInCalls(batch);
             return;
         }
-        calls.call(SCRIPT, keys, args).whenComplete((reply, error) -> {
-            if (error != null) {
-                result.completeExceptionally(ScriptCalls.failureOf(error));
-                return;
-            }
-            try {
-                if (reply != null && reply.length == 4 && reply[0] == STALE) {
-                    if (attempt >= MAX_ATTEMPTS) {
-                        throw new IllegalStateException("the multi-limit script found its quota windows stale "
-                                + attempt + " times (Redis's clock " + reply[1] + " ms)");
-                    }
-                    // Tables around Redis's clock now; a limit that asked for a later instant (a count
-                    // kept for a later window) keeps covering it on every further attempt.
-                    long redisNow = reply[1];
-                    int limit = (int) reply[2] - 1;
-                    long uncovered = reply[3];
-                    for (int i = 0; i < cover.length; i++) {
-                        long needed = i == limit ? uncovered : cover[i][1];
-                        cover[i] = new long[] {Math.min(redisNow, needed), Math.max(redisNow, needed)};
-                    }
-                    attempt(charges, keyIndex, keys, cover, attempt + 1, result);
-                    return;
-                }
-                result.complete(new Reply(reply[1], decision(charges, reply), attempt));
-            } catch (RuntimeException e) {
-                result.completeExceptionally(e);
-            }
-        });
+        Map<Integer, List<Request>> bySlot = new LinkedHashMap<>();
+        for (Request request : batch) {
+            bySlot.computeIfAbsent(SlotHash.getSlot(request.keys[0]), slot -> new ArrayList<>()).add(request);
+        }
+        bySlot.values().forEach(this::sendInCalls);
     }
 
-    private String[] arguments(List<LimitCharge> charges, Map<String, Integer> keyIndex, long[][] cover) {
-        List<String> args = new ArrayList<>(1 + 12 * charges.size());
-        args.add(Integer.toString(charges.size()));
-        for (int i = 0; i < charges.size(); i++) {
-            LimitCharge charge = charges.get(i);
-            args.add(Integer.toString(keyIndex.get(redisKey(charge.key(), layout))));
-            args.add(field(charge.key(), layout));
-            if (charge.limit().allowance() instanceof TokenBucket bucket) {
-                BucketLimits limits = bucket.limits(charge.cost());
-                args.add("b");
-                args.add(charge.limit().shadow() ? "1" : "0");
-                args.add(Long.toString(limits.capacityMicros()));
-                args.add(Long.toString(limits.refillMicrosPerMilli()));
-                args.add(Long.toString(limits.costMicros()));
-            } else {
-                CalendarQuota quota = (CalendarQuota) charge.limit().allowance();
-                boolean arithmetic = arithmeticWhereFixed && WindowTable.isArithmetic(quota.period(), quota.zone());
-                args.add(arithmetic ? "f" : "t");
-                args.add(charge.limit().shadow() ? "1" : "0");
-                args.add(Long.toString(quota.quota()));
-                args.add(Long.toString(charge.cost()));
-                if (arithmetic) {
-                    args.add(Long.toString(quota.period().fixedMillis()));
-                    args.add(Long.toString(WindowTable.fixedOffsetSeconds(quota.zone()) * 1000L));
+    /** Splits a batch (one slot) into calls of at most {@value #MAX_BATCH} requests and 255 keys. */
+    private void sendInCalls(List<Request> batch) {
+        Call call = new Call();
+        for (Request request : batch) {
+            try {
+                pack(request);
+            } catch (RuntimeException e) {
+                request.completeExceptionally(e);
+                continue;
+            }
+            if (!call.fits(request)) {
+                call.send();
+                call = new Call();
+            }
+            call.add(request);
+        }
+        if (!call.requests.isEmpty()) {
+            call.send();
+        }
+    }
+
+    /**
+     * The arguments of one script call: the batch's distinct keys (KEYS), its distinct states (a key
+     * and a field each), and each request's packed limits. See {@code multi_limit.lua} for the layout.
+     */
+    private final class Call {
+
+        final List<Request> requests = new ArrayList<>();
+        final Map<String, Integer> keyIndex = new LinkedHashMap<>();
+        final Map<String, Integer> stateIndex = new HashMap<>();
+        final ByteArrayOutputStream stateKeys = new ByteArrayOutputStream();
+        final List<byte[]> stateFields = new ArrayList<>();
+        int replyLength;
+
+        boolean fits(Request request) {
+            if (requests.isEmpty()) {
+                return true;
+            }
+            if (requests.size() >= MAX_BATCH) {
+                return false;
+            }
+            int newKeys = 0;
+            for (String key : request.keys) {
+                if (!keyIndex.containsKey(key)) {
+                    newKeys++; // may count a key twice: only ever too cautious
+                }
+            }
+            return keyIndex.size() + newKeys <= MAX_KEYS;
+        }
+
+        void add(Request request) {
+            requests.add(request);
+            replyLength += REPLY_HEAD + REPLY_PER_LIMIT * request.charges.size();
+            ByteBuffer data = ByteBuffer.wrap(request.data);
+            for (int i = 0; i < request.keys.length; i++) {
+                String key = request.keys[i];
+                Integer ki = keyIndex.get(key);
+                if (ki == null) {
+                    ki = keyIndex.size() + 1;
+                    keyIndex.put(key, ki);
+                }
+                String state = key + '\u0000' + request.fields[i];
+                Integer si = stateIndex.get(state);
+                if (si == null) {
+                    si = stateIndex.size() + 1;
+                    stateIndex.put(state, si);
+                    stateKeys.write(ki);
+                    stateFields.add(request.fields[i].getBytes(StandardCharsets.UTF_8));
+                }
+                data.putShort(request.stateOffsets[i], (short) (int) si);
+            }
+        }
+
+        void send() {
+            List<Request> sent = List.copyOf(requests);
+            String[] keys = keyIndex.keySet().toArray(String[]::new);
+            byte[][] args = new byte[1 + stateFields.size() + 2 * sent.size()][];
+            args[0] = stateKeys.toByteArray();
+            int at = 1;
+            for (byte[] field : stateFields) {
+                args[at++] = field;
+            }
+            for (Request request : sent) {
+                args[at++] = request.format;
+                args[at++] = request.data;
+            }
+            int expected = replyLength;
+            calls.call(SCRIPT, keys, args).whenComplete((reply, error) -> replied(sent, expected, reply, error));
+        }
+    }
+
+    private void replied(List<Request> requests, int expected, long[] reply, Throwable error) {
+        if (error == null && (reply == null || reply.length != expected)) {
+            error = new IllegalStateException("the multi-limit script answered " + (reply == null ? "nothing"
+                    : reply.length + " integers") + " where " + expected + " were due");
+        }
+        int at = 0;
+        for (Request request : requests) {
+            int n = request.charges.size();
+            if (error != null) {
+                request.completeExceptionally(ScriptCalls.failureOf(error));
+                continue;
+            }
+            try {
+                if (reply[at] == STALE) {
+                    retry(request, reply[at + 1], (int) reply[at + 2] - 1, reply[at + 3]);
                 } else {
-                    long[] bounds = boundaries(quota, cover[i][0], cover[i][1]);
-                    args.add(Integer.toString(bounds.length));
+                    request.complete(new Reply(reply[at + 1], decision(request.charges, reply, at), request.attempt));
+                }
+            } catch (RuntimeException e) {
+                request.completeExceptionally(e);
+            }
+            at += REPLY_HEAD + REPLY_PER_LIMIT * n;
+        }
+    }
+
+    /**
+     * Asks again after a stale-windows answer, with tables around Redis's clock now; a limit that
+     * asked for a later instant (a count kept for a later window) keeps covering it on every further
+     * attempt.
+     */
+    private void retry(Request request, long redisNow, int limit, long uncovered) {
+        if (request.attempt >= MAX_ATTEMPTS) {
+            throw new IllegalStateException("the multi-limit script found its quota windows stale "
+                    + request.attempt + " times (Redis's clock " + redisNow + " ms)");
+        }
+        long[][] cover = request.cover;
+        for (int i = 0; i < cover.length; i++) {
+            long needed = i == limit ? uncovered : cover[i][1];
+            cover[i] = new long[] {Math.min(redisNow, needed), Math.max(redisNow, needed)};
+        }
+        request.attempt++;
+        batcher.add(request);
+    }
+
+    /**
+     * Packs a request's limits (struct format and data, see {@code multi_limit.lua}); each limit's
+     * state index is filled in when the request joins a call.
+     */
+    private void pack(Request request) {
+        List<LimitCharge> charges = request.charges;
+        StringBuilder format = new StringBuilder(">B");
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 * charges.size());
+        DataOutputStream data = new DataOutputStream(bytes); // big-endian, as the script reads
+        try {
+            data.writeByte(charges.size());
+            for (int i = 0; i < charges.size(); i++) {
+                LimitCharge charge = charges.get(i);
+                int shadow = charge.limit().shadow() ? 1 : 0;
+                request.stateOffsets[i] = data.size();
+                data.writeShort(0); // the state index, once the request joins a call
+                if (charge.limit().allowance() instanceof TokenBucket bucket) {
+                    BucketLimits limits = bucket.limits(charge.cost());
+                    format.append("HBBddd");
+                    data.writeByte(KIND_BUCKET);
+                    data.writeByte(shadow);
+                    data.writeDouble(limits.capacityMicros());
+                    data.writeDouble(limits.refillMicrosPerMilli());
+                    data.writeDouble(limits.costMicros());
+                    continue;
+                }
+                CalendarQuota quota = (CalendarQuota) charge.limit().allowance();
+                if (arithmeticWhereFixed && WindowTable.isArithmetic(quota.period(), quota.zone())) {
+                    format.append("HBBdddd");
+                    data.writeByte(KIND_FIXED);
+                    data.writeByte(shadow);
+                    data.writeDouble(quota.quota());
+                    data.writeDouble(charge.cost());
+                    data.writeDouble(quota.period().fixedMillis());
+                    data.writeDouble(WindowTable.fixedOffsetSeconds(quota.zone()) * 1000L);
+                } else {
+                    long[] bounds = boundaries(quota, request.cover[i][0], request.cover[i][1]);
+                    format.append("HBBddH").append("d".repeat(bounds.length));
+                    data.writeByte(KIND_TABLE);
+                    data.writeByte(shadow);
+                    data.writeDouble(quota.quota());
+                    data.writeDouble(charge.cost());
+                    data.writeShort(bounds.length);
                     for (long bound : bounds) {
-                        args.add(Long.toString(bound));
+                        data.writeDouble(bound);
                     }
                 }
             }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot happen: writes to memory", e);
         }
-        return args.toArray(String[]::new);
+        request.format = format.toString().getBytes(StandardCharsets.US_ASCII);
+        request.data = bytes.toByteArray();
     }
 
     /**
@@ -272,16 +483,16 @@ public final class MultiLimitScript {
         return bounds.stream().mapToLong(Long::longValue).toArray();
     }
 
-    private static MultiLimitDecision decision(List<LimitCharge> charges, long[] reply) {
+    /** The decision of a request whose reply starts at {@code from}. */
+    private static MultiLimitDecision decision(List<LimitCharge> charges, long[] reply, int from) {
         int n = charges.size();
-        if (reply == null || reply.length != REPLY_HEAD + REPLY_PER_LIMIT * n || (reply[0] != 0 && reply[0] != 1)) {
-            throw new IllegalStateException("the multi-limit script answered " + (reply == null ? "nothing"
-                    : reply.length + " integers") + " for " + n + " limits");
+        if (reply[from] != 0 && reply[from] != 1) {
+            throw new IllegalStateException("the multi-limit script answered " + reply[from] + " for admitted");
         }
         List<LimitOutcome> outcomes = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             LimitCharge charge = charges.get(i);
-            int at = REPLY_HEAD + REPLY_PER_LIMIT * i;
+            int at = from + REPLY_HEAD + REPLY_PER_LIMIT * i;
             boolean room = reply[at] == 1;
             long remaining = reply[at + 1];
             long retry = reply[at + 2];
@@ -299,6 +510,6 @@ public final class MultiLimitScript {
             outcomes.add(new LimitOutcome(charge, room, remaining, limit, remaining / charge.cost(), retry, reset,
                     window));
         }
-        return new MultiLimitDecision(reply[0] == 1, outcomes);
+        return new MultiLimitDecision(reply[from] == 1, outcomes);
     }
 }

@@ -6,24 +6,19 @@ import dev.tollgate.core.BucketStore;
 import dev.tollgate.core.Decision;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.SlotHash;
-import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.FastThreadLocal;
-import io.netty.util.internal.ThreadExecutorMap;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Buckets in Redis, decided by {@code token_bucket.lua} on Redis's clock: the requests that arrive
  * together are decided together, in one script call.
  *
- * <p>Requests made on a Netty event loop (the gateway's HTTP loops) are gathered per loop and sent as
- * one call, up to {@value #MAX_BATCH} buckets a call. A batch starts with the first request a loop
+ * <p>Requests made on a Netty event loop (the gateway's HTTP loops) are gathered per loop
+ * ({@link EventLoopBatcher}) and sent as one call, up to {@value #MAX_BATCH} buckets a call. A batch starts with the first request a loop
  * reads and is sent at the end of a later turn of that loop (a turn: the loop reads what its sockets
  * hold, then runs its tasks):
  * <ul>
@@ -66,8 +61,7 @@ public final class RedisBucketStore implements BucketStore {
     private static final int ARGS_PER_KEY = 3;
 
     private final ScriptCalls calls;
-    private final int waitTurns;
-    private final FastThreadLocal<LoopBatch> batches = new FastThreadLocal<>();
+    private final EventLoopBatcher<Pending> batcher;
 
     /** A store whose batches wait at most {@value #DEFAULT_WAIT_TURNS} more turns of their loop. */
     public RedisBucketStore(ScriptCalls calls) {
@@ -84,7 +78,7 @@ public final class RedisBucketStore implements BucketStore {
             throw new IllegalArgumentException("waitTurns must be between 0 and " + MAX_WAIT_TURNS + ", was " + waitTurns);
         }
         this.calls = calls;
-        this.waitTurns = waitTurns;
+        this.batcher = new EventLoopBatcher<>(waitTurns, MAX_BATCH, this::send);
     }
 
     /** A store on a connection that is already open (tests, tools, benchmarks). */
@@ -95,81 +89,8 @@ public final class RedisBucketStore implements BucketStore {
     @Override
     public CompletionStage<Decision> tryAcquire(BucketKey key, BucketLimits limits) {
         Pending request = new Pending(key.redisKey(), limits);
-        EventExecutor loop = ThreadExecutorMap.currentExecutor();
-        if (loop != null && loop.inEventLoop()) {
-            batchOf(loop).add(request);
-        } else {
-            send(List.of(request));
-        }
+        batcher.add(request);
         return request;
-    }
-
-    private LoopBatch batchOf(EventExecutor loop) {
-        LoopBatch batch = batches.get();
-        if (batch == null || batch.loop != loop) {
-            batch = new LoopBatch(loop);
-            batches.set(batch);
-        }
-        return batch;
-    }
-
-    /** Requests of one event loop waiting to be sent together. Used on that loop only. */
-    private final class LoopBatch implements Runnable {
-
-        private final EventExecutor loop;
-        private List<Pending> waiting = new ArrayList<>();
-        private boolean flushQueued;
-        /** Turns this batch has waited past the one it started in. */
-        private int turnsWaited;
-        /** How many requests it held when it last decided to wait. */
-        private int sizeWhenLastLooked;
-
-        LoopBatch(EventExecutor loop) {
-            this.loop = loop;
-        }
-
-        void add(Pending request) {
-            waiting.add(request);
-            if (!flushQueued) {
-                flushQueued = true;
-                turnsWaited = 0;
-                sizeWhenLastLooked = 0;
-                try {
-                    loop.execute(this); // runs once the loop has handled what it read this turn
-                } catch (RejectedExecutionException shuttingDown) {
-                    run(); // the loop takes no more tasks: send what waits now
-                }
-            }
-        }
-
-        /** At the end of a turn: wait one more turn if this one brought requests, else send. */
-        @Override
-        public void run() {
-            int size = waiting.size();
-            if (size > sizeWhenLastLooked && turnsWaited < waitTurns && size < MAX_BATCH && waitOneMoreTurn()) {
-                turnsWaited++;
-                sizeWhenLastLooked = size;
-                return;
-            }
-            flushQueued = false;
-            List<Pending> batch = waiting;
-            waiting = new ArrayList<>();
-            send(batch);
-        }
-
-        /**
-         * Runs this again at the end of the loop's next turn: a task scheduled from a running task is
-         * due only once the loop has been back to its sockets (the same property {@link ScriptCalls}
-         * relies on to read a late reply before failing a call).
-         */
-        private boolean waitOneMoreTurn() {
-            try {
-                loop.schedule(this, 0, TimeUnit.NANOSECONDS);
-                return true;
-            } catch (RejectedExecutionException shuttingDown) {
-                return false;
-            }
-        }
     }
 
     private void send(List<Pending> batch) {

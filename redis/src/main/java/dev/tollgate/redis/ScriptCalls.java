@@ -9,6 +9,7 @@ import io.lettuce.core.protocol.CommandType;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.netty.util.internal.ThreadExecutorMap;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -118,6 +119,18 @@ public final class ScriptCalls {
      * {@link #call(LuaScript, String[], long[])} does.
      */
     public CompletableFuture<long[]> call(LuaScript script, String[] keys, String... args) {
+        byte[][] raw = new byte[args.length][];
+        for (int i = 0; i < args.length; i++) {
+            raw[i] = args[i].getBytes(StandardCharsets.UTF_8);
+        }
+        return start(script, keys, null, raw);
+    }
+
+    /**
+     * Runs {@code script} on {@code keys} with binary {@code args}, sent byte for byte (packed
+     * parameters, say), as {@link #call(LuaScript, String[], long[])} does.
+     */
+    public CompletableFuture<long[]> call(LuaScript script, String[] keys, byte[][] args) {
         return start(script, keys, null, args);
     }
 
@@ -129,7 +142,7 @@ public final class ScriptCalls {
         return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
     }
 
-    private CompletableFuture<long[]> start(LuaScript script, String[] keys, long[] args, String[] textArgs) {
+    private CompletableFuture<long[]> start(LuaScript script, String[] keys, long[] args, byte[][] rawArgs) {
         RedisLane lane = link.laneOrNull();
         if (lane == null) {
             // Redis cannot be asked at all: a failure of Redis's for the breaker too, so that it opens
@@ -142,7 +155,7 @@ public final class ScriptCalls {
         }
         RedisClusterAsyncCommands<String, String> commands = lane.commands();
         EventExecutor io = lane.ioLoop();
-        Call call = new Call(commands, io, ThreadExecutorMap.currentExecutor(), script, keys, args, textArgs);
+        Call call = new Call(commands, io, ThreadExecutorMap.currentExecutor(), script, keys, args, rawArgs);
         if (io.inEventLoop()) {
             call.write();
         } else {
@@ -160,7 +173,7 @@ public final class ScriptCalls {
         private final LuaScript script;
         private final String[] keys;
         private final long[] args;
-        private final String[] textArgs;
+        private final byte[][] rawArgs;
         private final CompletableFuture<long[]> result = new CompletableFuture<>();
         private long writtenAt;
         private ScheduledFuture<?> deadline;
@@ -169,14 +182,14 @@ public final class ScriptCalls {
         private boolean lookedAgain;
 
         Call(RedisClusterAsyncCommands<String, String> commands, EventExecutor io, EventExecutor origin,
-             LuaScript script, String[] keys, long[] args, String[] textArgs) {
+             LuaScript script, String[] keys, long[] args, byte[][] rawArgs) {
             this.commands = commands;
             this.io = io;
             this.origin = origin;
             this.script = script;
             this.keys = keys;
             this.args = args;
-            this.textArgs = textArgs;
+            this.rawArgs = rawArgs;
         }
 
         void write() {
@@ -198,7 +211,7 @@ public final class ScriptCalls {
                     commandArgs.add(arg);
                 }
             } else {
-                for (String arg : textArgs) {
+                for (byte[] arg : rawArgs) {
                     commandArgs.add(arg);
                 }
             }

@@ -1,7 +1,9 @@
--- Every limit of one request, decided at once and all or nothing (issue 22): token buckets and
+-- Every limit of a request, decided at once and all or nothing (issue 22): token buckets and
 -- calendar quotas, on Redis's clock, with the exact steps of ReferenceLimitEvaluator in
--- tollgate-core (change both together). The script first works every limit out (read, bring to
--- now), then writes only if every enforced limit has room; a rejected request writes NOTHING.
+-- tollgate-core (change both together). One call decides the requests that arrive together (a
+-- batch, one slot), one after the other in the order sent, each exactly as if it were alone: every
+-- limit of a request is worked out (read, brought to now) first, and its takes are kept only if every
+-- enforced limit has room; a rejected request changes NOTHING.
 --
 -- State: each key is a hash with one field per limit, named by the limit, and a field `_xp` (the
 -- expiry last given to the key, ms on Redis's clock; no limit name starts with `_`). A field's value
@@ -11,40 +13,50 @@
 -- A value of another length (missing, corrupt, the other kind) is a full bucket or an unused quota.
 -- All numbers stay integers below 2^53, where Lua's doubles are exact.
 --
--- KEYS            the request's distinct state keys (rl:{tenant}:route, rl:{tenant}); one slot
--- ARGV[1]         n, the number of limits; then per limit, in the request's order:
---                   key index (into KEYS), field (the limit's name), kind, shadow (1|0), then
---   kind b          capacity (micro-tokens), refill rate (micro-tokens per ms), cost (micro-tokens)
---   kind f          quota, cost, unit ms, offset ms: windows of fixed length, computed here
---                   (UTC or a fixed offset; minute, hour, day): floor((t + offset) / unit) * unit - offset
---   kind t          quota, cost, m, then m window boundaries (ms, increasing): windows sent by the
---                   gateway (months, zones with clock changes; tests send short synthetic ones)
+-- Arguments are few and packed, because parsing them was a large part of a call's cost:
+-- KEYS              the batch's distinct state keys (rl:{tenant}:route, rl:{tenant}); one slot; at most 255
+-- ARGV[1]           one byte per state (a distinct key and field of the batch): its key's index in KEYS
+-- ARGV[1 + s]       state s's field (the limit's name), s = 1 .. S (S = #ARGV[1])
+-- ARGV[S + 2r]      request r's struct format, and ARGV[S + 2r + 1] its data packed in that format:
+--                     B n (its limits), then per limit, in the request's order:
+--                     H state index, B kind (1 bucket, 2 fixed windows, 3 window table), B shadow (1|0), then
+--   kind 1 (bucket)   d capacity (micro-tokens), d refill rate (micro-tokens per ms), d cost (micro-tokens)
+--   kind 2 (fixed)    d quota, d cost, d unit ms, d offset ms: windows of fixed length, computed here (UTC
+--                     or a fixed offset; minute, hour, day): floor((t + offset) / unit) * unit - offset
+--   kind 3 (table)    d quota, d cost, H m, then m window boundaries d (ms, increasing): windows sent by
+--                     the gateway (months, zones with clock changes; tests send short synthetic ones)
+--                   (d: an IEEE double, exact for these integers; the format is sent so that one
+--                   struct.unpack reads a whole request)
 --
--- Reply (integers):
+-- Reply (integers), per request in order, 2 + 6n each:
 --   decided         admitted (1|0), now (ms), then per limit: room (1|0), remaining (whole tokens or
 --                   quota left), retry-after ms (-1: never), reset ms, window start and end (ms; 0 0
 --                   for a bucket)
 --   stale windows   -1, now, the limit's index, the instant its table does not cover (now, or the
---                   start of a later window a count is kept for): nothing was decided nor written;
---                   the gateway asks again with a table that covers it. Never a guess: a wrong window
---                   could over-admit.
+--                   start of a later window a count is kept for), then zeros: nothing was decided nor
+--                   taken for that request; the gateway asks again with a table that covers it. Never a
+--                   guess: a wrong window could over-admit.
 
 local MICROS_PER_TOKEN = 1000000
 local NEVER = -1
 local BUCKET_FORMAT, BUCKET_BYTES = '>I7I6', 13
 local QUOTA_FORMAT, QUOTA_BYTES = '>I6I5', 11
 local XP_FIELD = '_xp'
+local KIND_BUCKET, KIND_FIXED = 1, 2
 -- Covers the difference between the script's TIME and the clock Redis expires keys by.
 local EXPIRY_MARGIN_MILLIS = 2
 
--- Redis's clock in ms, read once (as bucket_refill.lua's redis_now()): every limit is brought to
--- the same instant.
+local floor, max = math.floor, math.max
+local unpack_struct, pack_struct = struct.unpack, struct.pack
+
+-- Redis's clock in ms, read once (as bucket_refill.lua's redis_now()): every limit of every request
+-- of the batch is brought to the same instant.
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now = tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
 
 -- ceil(a / b) for integers a >= 0, b > 0, corrected for the rounding of the division.
 local function ceil_div(a, b)
-  local q = math.floor(a / b)
+  local q = floor(a / b)
   if q * b < a then
     q = q + 1
   elseif q > 0 and (q - 1) * b >= a then
@@ -53,75 +65,45 @@ local function ceil_div(a, b)
   return q
 end
 
--- Parse the limits; collect each key's distinct fields for one HMGET per key. Each limit's table is
--- built with every field it will hold, so that it is sized once (this runs on every call).
-local n = tonumber(ARGV[1])
-local limits = {}
-local reads = {}
-local seen = {}
-local at = 2
-for i = 1, n do
-  local ki, field, kind = tonumber(ARGV[at]), ARGV[at + 1], ARGV[at + 2]
-  local l = { ki = ki, field = field, kind = kind, shadow = ARGV[at + 3] == '1',
-    capacity = false, rate = false, cost = false, quota = false, unit = false, offset = false, bounds = false,
-    room = false, value = false, tokens = false, lag = false, utokens = false, ulag = false,
-    start = false, stop = false, needed = false, expiry = false }
-  at = at + 4
-  if kind == 'b' then
-    l.capacity, l.rate, l.cost = tonumber(ARGV[at]), tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
-    at = at + 3
-  elseif kind == 'f' then
-    l.quota, l.cost, l.unit, l.offset = tonumber(ARGV[at]), tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]),
-        tonumber(ARGV[at + 3])
-    at = at + 4
+-- The states: read every key once (its states' fields and its _xp), whatever the batch's size.
+local state_key = { string.byte(ARGV[1], 1, -1) }
+local nstates = #state_key
+local key_states = {} -- key index -> its state indexes, in order
+for s = 1, nstates do
+  local ki = state_key[s]
+  local list = key_states[ki]
+  if list == nil then
+    key_states[ki] = { s }
   else
-    l.quota, l.cost = tonumber(ARGV[at]), tonumber(ARGV[at + 1])
-    local m = tonumber(ARGV[at + 2])
-    local bounds = {}
-    for j = 1, m do
-      bounds[j] = tonumber(ARGV[at + 2 + j])
-    end
-    l.bounds = bounds
-    at = at + 3 + m
-  end
-  limits[i] = l
-  local fields = reads[ki]
-  if fields == nil then
-    fields = { XP_FIELD }
-    reads[ki] = fields
-  end
-  local id = ki .. ':' .. field
-  if not seen[id] then
-    seen[id] = true
-    fields[#fields + 1] = field
+    list[#list + 1] = s
   end
 end
-
--- Read every key once: its fields of this request and its _xp.
-local stored = {}
-local xps = {}
-local wrongtype = {}
-for ki, fields in pairs(reads) do
-  local values = {}
+local current = {}   -- state index -> its value now (as stored, then as admitted requests left it)
+local xps = {}       -- key index -> the expiry last set (_xp), if readable
+local wrongtype = {} -- key index -> true: not a hash, ours to replace on admission only
+for ki, list in pairs(key_states) do
+  local fields = { XP_FIELD }
+  for j = 1, #list do
+    fields[j + 1] = ARGV[1 + list[j]]
+  end
   local reply = redis.pcall('HMGET', KEYS[ki], unpack(fields))
   if reply.err then
-    wrongtype[ki] = true -- not a hash: ours to replace, but only if the request is admitted
+    wrongtype[ki] = true
   else
     local xp = tonumber(reply[1])
     if xp ~= nil and xp == xp and xp >= 0 and xp ~= math.huge then
       xps[ki] = xp
     end
-    for j = 2, #fields do
-      values[fields[j]] = reply[j]
+    for j = 1, #list do
+      current[list[j]] = reply[j + 1]
     end
   end
-  stored[ki] = values
 end
 
 -- The window [start, stop) of limit l that holds t; nil when its table does not cover t.
 local function window_of(l, t)
-  if l.kind == 'f' then
-    local start = math.floor((t + l.offset) / l.unit) * l.unit - l.offset
+  if l.kind == KIND_FIXED then
+    local start = floor((t + l.offset) / l.unit) * l.unit - l.offset
     return start, start + l.unit
   end
   local b = l.bounds
@@ -140,7 +122,7 @@ local function bucket_step(l, value)
   local fill_millis = ceil_div(capacity, rate)
   local tokens, stored_ts = capacity, now
   if type(value) == 'string' and #value == BUCKET_BYTES then
-    tokens, stored_ts = struct.unpack(BUCKET_FORMAT, value)
+    tokens, stored_ts = unpack_struct(BUCKET_FORMAT, value)
     if tokens > capacity then
       tokens = capacity -- the capacity was lowered since the last write
     end
@@ -159,21 +141,21 @@ local function bucket_step(l, value)
     end
     ts = now
   end
-  l.room = cost <= tokens
-  local after = l.room and tokens - cost or tokens
-  l.value = struct.pack(BUCKET_FORMAT, after, ts)
+  local room = cost <= tokens
+  local after = room and tokens - cost or tokens
+  l.room = room
+  l.value = pack_struct(BUCKET_FORMAT, after, ts)
   -- Admitted, waits count from the time written; rejected, nothing is written and nothing refills
   -- before Redis's clock passes the stored time.
   l.tokens, l.lag = after, ts - now
-  l.utokens, l.ulag = tokens, math.max(stored_ts, now) - now
+  l.utokens, l.ulag = tokens, max(stored_ts, now) - now
   -- The key must outlive the bucket's refill (a missing bucket is a full one): as token_bucket.lua,
   -- needed until full, set to twice the fill time.
   l.needed = ts + ceil_div(capacity - after, rate)
   l.expiry = ts + 2 * fill_millis
-  return nil
 end
 
-local function bucket_reply(l, reply, tokens, lag)
+local function bucket_reply(l, reply, at, tokens, lag)
   local retry
   if l.cost > l.capacity then
     retry = NEVER
@@ -186,11 +168,11 @@ local function bucket_reply(l, reply, tokens, lag)
   if tokens < l.capacity then
     reset = lag + ceil_div(l.capacity - tokens, l.rate)
   end
-  reply[#reply + 1] = math.floor(tokens / MICROS_PER_TOKEN)
-  reply[#reply + 1] = retry
-  reply[#reply + 1] = reset
-  reply[#reply + 1] = 0
-  reply[#reply + 1] = 0
+  reply[at] = floor(tokens / MICROS_PER_TOKEN)
+  reply[at + 1] = retry
+  reply[at + 2] = reset
+  reply[at + 3] = 0
+  reply[at + 4] = 0
 end
 
 -- A calendar quota: the window holding now, except that a count kept for a later window (Redis's
@@ -203,7 +185,7 @@ local function quota_step(l, value)
   end
   local used = 0
   if type(value) == 'string' and #value == QUOTA_BYTES then
-    local stored_start, stored_used = struct.unpack(QUOTA_FORMAT, value)
+    local stored_start, stored_used = unpack_struct(QUOTA_FORMAT, value)
     if stored_start >= start then
       local s, e = window_of(l, stored_start)
       if s == nil then
@@ -212,9 +194,10 @@ local function quota_step(l, value)
       start, stop, used = s, e, stored_used
     end
   end
-  l.room = l.cost <= l.quota - used
-  local after = l.room and used + l.cost or used
-  l.value = struct.pack(QUOTA_FORMAT, start, after)
+  local room = l.cost <= l.quota - used
+  local after = room and used + l.cost or used
+  l.room = room
+  l.value = pack_struct(QUOTA_FORMAT, start, after)
   l.tokens, l.utokens = after, used
   l.start, l.stop = start, stop
   l.needed = stop -- after its window the count is dropped anyway
@@ -222,7 +205,7 @@ local function quota_step(l, value)
   return nil
 end
 
-local function quota_reply(l, reply, used)
+local function quota_reply(l, reply, at, used)
   local left = l.quota - used
   if left < 0 then
     left = 0 -- a quota lowered below its count has none left
@@ -235,89 +218,137 @@ local function quota_reply(l, reply, used)
   else
     retry = l.stop - now
   end
-  reply[#reply + 1] = left
-  reply[#reply + 1] = retry
-  reply[#reply + 1] = l.stop - now
-  reply[#reply + 1] = l.start
-  reply[#reply + 1] = l.stop
+  reply[at] = left
+  reply[at + 1] = retry
+  reply[at + 2] = l.stop - now
+  reply[at + 3] = l.start
+  reply[at + 4] = l.stop
 end
 
--- Work every limit out, in order; a key and field charged twice sees the first charge's take.
-local written = {}
-local admitted = true
-for i, l in ipairs(limits) do
-  local pending = written[l.ki]
-  if pending == nil then
-    pending = { values = {}, order = {} }
-    written[l.ki] = pending
-  end
-  local value = pending.values[l.field]
-  if value == nil then
-    value = stored[l.ki][l.field]
-  end
-  if l.kind == 'b' then
-    bucket_step(l, value)
-  else
-    local uncovered = quota_step(l, value)
-    if uncovered ~= nil then
-      return { -1, now, i, uncovered }
+-- One request: its limits parsed from one struct.unpack, worked out in order (a state charged twice
+-- sees the first charge's take), kept only if admitted.
+local reply = {}
+local dirty = {}  -- state index -> true: to write
+local needed = {} -- key index -> the latest instant one of its admitted states matters until
+local expiry = {} -- key index -> the expiry its admitted states ask for
+local function decide(format, data)
+  local v = { unpack_struct(format, data) }
+  local n = v[1]
+  local base = #reply
+  local limits = {}
+  local at = 2
+  for i = 1, n do
+    local kind = v[at + 1]
+    local l = { s = v[at], kind = kind, shadow = v[at + 2] == 1,
+      capacity = false, rate = false, cost = false, quota = false, unit = false, offset = false, bounds = false,
+      room = false, value = false, tokens = false, lag = false, utokens = false, ulag = false,
+      start = false, stop = false, needed = false, expiry = false }
+    if kind == KIND_BUCKET then
+      l.capacity, l.rate, l.cost = v[at + 3], v[at + 4], v[at + 5]
+      at = at + 6
+    elseif kind == KIND_FIXED then
+      l.quota, l.cost, l.unit, l.offset = v[at + 3], v[at + 4], v[at + 5], v[at + 6]
+      at = at + 7
+    else
+      l.quota, l.cost = v[at + 3], v[at + 4]
+      local m = v[at + 5]
+      local bounds = {}
+      for j = 1, m do
+        bounds[j] = v[at + 5 + j]
+      end
+      l.bounds = bounds
+      at = at + 6 + m
     end
+    limits[i] = l
   end
-  if pending.values[l.field] == nil then
-    pending.order[#pending.order + 1] = l.field
-  end
-  pending.values[l.field] = l.value
-  admitted = admitted and (l.room or l.shadow)
-end
 
--- Admitted: write every limit, one HSET per key, and move the key's expiry only when the one in
--- place (_xp) could come before a field it holds stops mattering. The expiry is never shortened:
--- the key's other fields (limits of other requests) may need it.
-if admitted then
-  for ki, pending in pairs(written) do
-    local needed, expiry = 0, 0
-    for _, l in ipairs(limits) do
-      if l.ki == ki then
-        needed = math.max(needed, l.needed)
-        expiry = math.max(expiry, l.expiry)
+  local taken = {} -- state index -> its value after this request's earlier limits
+  local admitted = true
+  for i = 1, n do
+    local l = limits[i]
+    local value = taken[l.s]
+    if value == nil then
+      value = current[l.s]
+    end
+    if l.kind == KIND_BUCKET then
+      bucket_step(l, value)
+    else
+      local uncovered = quota_step(l, value)
+      if uncovered ~= nil then
+        reply[base + 1], reply[base + 2], reply[base + 3], reply[base + 4] = -1, now, i, uncovered
+        for j = base + 5, base + 2 + 6 * n do
+          reply[j] = 0
+        end
+        return
       end
     end
-    local key = KEYS[ki]
-    if wrongtype[ki] then
-      redis.call('DEL', key)
+    taken[l.s] = l.value
+    admitted = admitted and (l.room or l.shadow)
+  end
+
+  if admitted then
+    for i = 1, n do
+      local l = limits[i]
+      local s = l.s
+      current[s] = l.value -- in order: a state charged twice keeps its last value
+      dirty[s] = true
+      local ki = state_key[s]
+      needed[ki] = max(needed[ki] or 0, l.needed)
+      expiry[ki] = max(expiry[ki] or 0, l.expiry)
     end
-    local args = {}
-    for _, field in ipairs(pending.order) do
-      args[#args + 1] = field
-      args[#args + 1] = pending.values[field]
-    end
-    local xp = xps[ki]
-    if xp ~= nil and xp - EXPIRY_MARGIN_MILLIS >= needed then
-      redis.call('HSET', key, unpack(args))
-    else
-      expiry = math.max(expiry, needed + EXPIRY_MARGIN_MILLIS)
-      if xp ~= nil and xp > expiry then
-        expiry = xp
+  end
+
+  reply[base + 1], reply[base + 2] = admitted and 1 or 0, now
+  local at = base + 3
+  for i = 1, n do
+    local l = limits[i]
+    reply[at] = l.room and 1 or 0
+    if l.kind == KIND_BUCKET then
+      if admitted then
+        bucket_reply(l, reply, at + 1, l.tokens, l.lag)
+      else
+        bucket_reply(l, reply, at + 1, l.utokens, l.ulag)
       end
-      args[#args + 1] = XP_FIELD
-      args[#args + 1] = expiry
-      redis.call('HSET', key, unpack(args))
-      redis.call('PEXPIRE', key, expiry - now)
+    else
+      quota_reply(l, reply, at + 1, admitted and l.tokens or l.utokens)
     end
+    at = at + 6
   end
 end
 
-local reply = { admitted and 1 or 0, now }
-for _, l in ipairs(limits) do
-  reply[#reply + 1] = l.room and 1 or 0
-  if l.kind == 'b' then
-    if admitted then
-      bucket_reply(l, reply, l.tokens, l.lag)
-    else
-      bucket_reply(l, reply, l.utokens, l.ulag)
+for r = nstates + 2, #ARGV, 2 do
+  decide(ARGV[r], ARGV[r + 1])
+end
+
+-- Write what admitted requests took: one HSET per key, and move the key's expiry only when the one
+-- in place (_xp) could come before a state it holds stops mattering. The expiry is never shortened:
+-- the key's other fields (limits of other requests) may need it. A batch sets it once, for the
+-- latest need of its admitted requests: never earlier than the same requests one call each would.
+for ki, key_need in pairs(needed) do
+  local key = KEYS[ki]
+  if wrongtype[ki] then
+    redis.call('DEL', key)
+  end
+  local args = {}
+  for _, s in ipairs(key_states[ki]) do
+    if dirty[s] then
+      args[#args + 1] = ARGV[1 + s]
+      args[#args + 1] = current[s]
     end
+  end
+  local xp = xps[ki]
+  if xp ~= nil and xp - EXPIRY_MARGIN_MILLIS >= key_need then
+    redis.call('HSET', key, unpack(args))
   else
-    quota_reply(l, reply, admitted and l.tokens or l.utokens)
+    local until_ms = max(expiry[ki], key_need + EXPIRY_MARGIN_MILLIS)
+    if xp ~= nil and xp > until_ms then
+      until_ms = xp
+    end
+    args[#args + 1] = XP_FIELD
+    args[#args + 1] = until_ms
+    redis.call('HSET', key, unpack(args))
+    redis.call('PEXPIRE', key, until_ms - now)
   end
 end
+
 return reply
