@@ -1,7 +1,9 @@
 package dev.tollgate.redis;
 
 import dev.tollgate.core.BucketLimits;
+import dev.tollgate.core.Decision;
 import dev.tollgate.core.RedisKeys;
+import dev.tollgate.core.TokenBucketMath;
 import dev.tollgate.core.WallClock;
 import dev.tollgate.core.limits.CalendarQuota;
 import dev.tollgate.core.limits.CalendarWindow;
@@ -64,7 +66,7 @@ public final class MultiLimitScript {
     private static final byte KIND_FIXED = 2;
     private static final byte KIND_TABLE = 3;
     private static final int REPLY_HEAD = 2;
-    private static final int REPLY_PER_LIMIT = 6;
+    private static final int REPLY_PER_LIMIT = 4;
     private static final long STALE = -1;
 
     private final ScriptCalls calls;
@@ -483,33 +485,63 @@ public final class MultiLimitScript {
         return bounds.stream().mapToLong(Long::longValue).toArray();
     }
 
-    /** The decision of a request whose reply starts at {@code from}. */
+    /**
+     * The decision of a request whose reply starts at {@code from}: the script reports each limit's
+     * state (as left if admitted, as found if not), and the outcome is worked out here with the
+     * reference's arithmetic ({@link TokenBucketMath}, the window's end), exactly as it would.
+     */
     private static MultiLimitDecision decision(List<LimitCharge> charges, long[] reply, int from) {
         int n = charges.size();
         if (reply[from] != 0 && reply[from] != 1) {
             throw new IllegalStateException("the multi-limit script answered " + reply[from] + " for admitted");
         }
+        long now = reply[from + 1];
         List<LimitOutcome> outcomes = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             LimitCharge charge = charges.get(i);
             int at = from + REPLY_HEAD + REPLY_PER_LIMIT * i;
             boolean room = reply[at] == 1;
-            long remaining = reply[at + 1];
-            long retry = reply[at + 2];
-            long reset = reply[at + 3];
-            long limit;
-            CalendarWindow window = null;
             if (charge.limit().allowance() instanceof TokenBucket bucket) {
-                limit = bucket.limits(charge.cost()).capacityTokens();
+                outcomes.add(bucketOutcome(charge, room, bucket.limits(charge.cost()), reply[at + 1], reply[at + 2]));
             } else {
                 CalendarQuota quota = (CalendarQuota) charge.limit().allowance();
-                limit = quota.quota();
-                window = new CalendarWindow(quota.period(), quota.zone(), reply[at + 4], reply[at + 5]);
+                CalendarWindow window = new CalendarWindow(quota.period(), quota.zone(), reply[at + 2], reply[at + 3]);
+                outcomes.add(quotaOutcome(charge, room, quota, reply[at + 1], window, now));
             }
-            // floor(floor(micro-tokens / 10^6) / cost) = floor(micro-tokens / (cost × 10^6)): exact.
-            outcomes.add(new LimitOutcome(charge, room, remaining, limit, remaining / charge.cost(), retry, reset,
-                    window));
         }
         return new MultiLimitDecision(reply[from] == 1, outcomes);
+    }
+
+    /** A bucket holding {@code tokens} micro-tokens from {@code lag} ms after now on. */
+    private static LimitOutcome bucketOutcome(LimitCharge charge, boolean room, BucketLimits limits, long tokens,
+                                              long lag) {
+        long cost = limits.costMicros();
+        long retry;
+        if (!limits.costFits()) {
+            retry = Decision.NEVER;
+        } else if (tokens >= cost) {
+            retry = 0;
+        } else {
+            retry = lag + TokenBucketMath.ceilDiv(cost - tokens, limits.refillMicrosPerMilli());
+        }
+        long reset = lag + TokenBucketMath.millisUntil(tokens, limits.capacityMicros(), limits);
+        return new LimitOutcome(charge, room, tokens / BucketLimits.MICROS_PER_TOKEN, limits.capacityTokens(),
+                tokens / cost, retry, reset, null);
+    }
+
+    /** A quota that has counted {@code used} in {@code window}. */
+    private static LimitOutcome quotaOutcome(LimitCharge charge, boolean room, CalendarQuota quota, long used,
+                                             CalendarWindow window, long now) {
+        long left = Math.max(0, quota.quota() - used); // a quota lowered below its count has none left
+        long cost = charge.cost();
+        long retry;
+        if (cost > quota.quota()) {
+            retry = Decision.NEVER;
+        } else if (cost <= left) {
+            retry = 0;
+        } else {
+            retry = window.millisToEnd(now);
+        }
+        return new LimitOutcome(charge, room, left, quota.quota(), left / cost, retry, window.millisToEnd(now), window);
     }
 }

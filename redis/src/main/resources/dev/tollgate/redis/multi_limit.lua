@@ -28,17 +28,17 @@
 --                   (d: an IEEE double, exact for these integers; the format is sent so that one
 --                   struct.unpack reads a whole request)
 --
--- Reply (integers), per request in order, 2 + 6n each:
---   decided         admitted (1|0), now (ms), then per limit: room (1|0), remaining (whole tokens or
---                   quota left), retry-after ms (-1: never), reset ms, window start and end (ms; 0 0
---                   for a bucket)
+-- Reply (integers), per request in order, 2 + 4n each; the state each limit is left in (or was found
+-- in, if the request is rejected), from which the gateway works out remaining, retry and reset with
+-- the reference's own arithmetic (fewer integers to build and send than the outcomes themselves):
+--   decided         admitted (1|0), now (ms), then per limit: room (1|0), then
+--                     bucket: micro-tokens, lag (ms from now until the time the bucket holds), 0
+--                     quota:  the count, its window's start and end (ms)
 --   stale windows   -1, now, the limit's index, the instant its table does not cover (now, or the
 --                   start of a later window a count is kept for), then zeros: nothing was decided nor
 --                   taken for that request; the gateway asks again with a table that covers it. Never a
 --                   guess: a wrong window could over-admit.
 
-local MICROS_PER_TOKEN = 1000000
-local NEVER = -1
 local BUCKET_FORMAT, BUCKET_BYTES = '>I7I6', 13
 local QUOTA_FORMAT, QUOTA_BYTES = '>I6I5', 11
 local XP_FIELD = '_xp'
@@ -100,13 +100,23 @@ for ki, list in pairs(key_states) do
   end
 end
 
--- The window [start, stop) of limit l that holds t; nil when its table does not cover t.
-local function window_of(l, t)
-  if l.kind == KIND_FIXED then
-    local start = floor((t + l.offset) / l.unit) * l.unit - l.offset
-    return start, start + l.unit
+-- The limits of the request being decided, one array per attribute, indexed by the limit's place
+-- in the request: reused from request to request, so that a limit allocates no table of its own.
+local l_state, l_kind, l_shadow = {}, {}, {}
+local l_p1, l_p2, l_p3, l_p4, l_bounds = {}, {}, {}, {}, {} -- bucket: capacity, rate, cost; quota: quota, cost, unit, offset
+local l_room, l_value = {}, {}
+local l_a, l_b, l_c = {}, {}, {}    -- reported if admitted: bucket tokens, lag; quota used, window start, end
+local l_ua, l_ub = {}, {}           -- reported if not: bucket tokens, lag; quota used
+local l_needed, l_expiry = {}, {}
+
+-- The window [start, stop) of limit i that holds t; nil when its table does not cover t.
+local function window_of(i, t)
+  if l_kind[i] == KIND_FIXED then
+    local unit = l_p3[i]
+    local start = floor((t + l_p4[i]) / unit) * unit - l_p4[i]
+    return start, start + unit
   end
-  local b = l.bounds
+  local b = l_bounds[i]
   for j = 1, #b - 1 do
     if b[j] <= t and t < b[j + 1] then
       return b[j], b[j + 1]
@@ -115,10 +125,10 @@ local function window_of(l, t)
   return nil
 end
 
--- A token bucket brought to now, as bucket_refill.lua's refilled_bucket. Sets on l: room, the
+-- Limit i, a token bucket, brought to now as bucket_refill.lua's refilled_bucket: its room, the
 -- value to write, and (tokens, lag) as reported if admitted (charged) or not (uncharged).
-local function bucket_step(l, value)
-  local capacity, rate, cost = l.capacity, l.rate, l.cost
+local function bucket_step(i, value)
+  local capacity, rate, cost = l_p1[i], l_p2[i], l_p3[i]
   local fill_millis = ceil_div(capacity, rate)
   local tokens, stored_ts = capacity, now
   if type(value) == 'string' and #value == BUCKET_BYTES then
@@ -143,43 +153,23 @@ local function bucket_step(l, value)
   end
   local room = cost <= tokens
   local after = room and tokens - cost or tokens
-  l.room = room
-  l.value = pack_struct(BUCKET_FORMAT, after, ts)
+  l_room[i] = room
+  l_value[i] = pack_struct(BUCKET_FORMAT, after, ts)
   -- Admitted, waits count from the time written; rejected, nothing is written and nothing refills
   -- before Redis's clock passes the stored time.
-  l.tokens, l.lag = after, ts - now
-  l.utokens, l.ulag = tokens, max(stored_ts, now) - now
+  l_a[i], l_b[i], l_c[i] = after, ts - now, 0
+  l_ua[i], l_ub[i] = tokens, max(stored_ts, now) - now
   -- The key must outlive the bucket's refill (a missing bucket is a full one): as token_bucket.lua,
   -- needed until full, set to twice the fill time.
-  l.needed = ts + ceil_div(capacity - after, rate)
-  l.expiry = ts + 2 * fill_millis
+  l_needed[i] = ts + ceil_div(capacity - after, rate)
+  l_expiry[i] = ts + 2 * fill_millis
 end
 
-local function bucket_reply(l, reply, at, tokens, lag)
-  local retry
-  if l.cost > l.capacity then
-    retry = NEVER
-  elseif tokens >= l.cost then
-    retry = 0
-  else
-    retry = lag + ceil_div(l.cost - tokens, l.rate)
-  end
-  local reset = lag
-  if tokens < l.capacity then
-    reset = lag + ceil_div(l.capacity - tokens, l.rate)
-  end
-  reply[at] = floor(tokens / MICROS_PER_TOKEN)
-  reply[at + 1] = retry
-  reply[at + 2] = reset
-  reply[at + 3] = 0
-  reply[at + 4] = 0
-end
-
--- A calendar quota: the window holding now, except that a count kept for a later window (Redis's
--- clock stepped back) keeps counting there; a count for an earlier window is dropped. Returns the
--- instant the table does not cover, if any.
-local function quota_step(l, value)
-  local start, stop = window_of(l, now)
+-- Limit i, a calendar quota: the window holding now, except that a count kept for a later window
+-- (Redis's clock stepped back) keeps counting there; a count for an earlier window is dropped.
+-- Returns the instant the table does not cover, if any.
+local function quota_step(i, value)
+  local start, stop = window_of(i, now)
   if start == nil then
     return now
   end
@@ -187,45 +177,26 @@ local function quota_step(l, value)
   if type(value) == 'string' and #value == QUOTA_BYTES then
     local stored_start, stored_used = unpack_struct(QUOTA_FORMAT, value)
     if stored_start >= start then
-      local s, e = window_of(l, stored_start)
+      local s, e = window_of(i, stored_start)
       if s == nil then
         return stored_start
       end
       start, stop, used = s, e, stored_used
     end
   end
-  local room = l.cost <= l.quota - used
-  local after = room and used + l.cost or used
-  l.room = room
-  l.value = pack_struct(QUOTA_FORMAT, start, after)
-  l.tokens, l.utokens = after, used
-  l.start, l.stop = start, stop
-  l.needed = stop -- after its window the count is dropped anyway
-  l.expiry = stop
+  local cost = l_p2[i]
+  local room = cost <= l_p1[i] - used
+  local after = room and used + cost or used
+  l_room[i] = room
+  l_value[i] = pack_struct(QUOTA_FORMAT, start, after)
+  l_a[i], l_b[i], l_c[i] = after, start, stop
+  l_ua[i], l_ub[i] = used, start
+  l_needed[i] = stop -- after its window the count is dropped anyway
+  l_expiry[i] = stop
   return nil
 end
 
-local function quota_reply(l, reply, at, used)
-  local left = l.quota - used
-  if left < 0 then
-    left = 0 -- a quota lowered below its count has none left
-  end
-  local retry
-  if l.cost > l.quota then
-    retry = NEVER
-  elseif l.cost <= left then
-    retry = 0
-  else
-    retry = l.stop - now
-  end
-  reply[at] = left
-  reply[at + 1] = retry
-  reply[at + 2] = l.stop - now
-  reply[at + 3] = l.start
-  reply[at + 4] = l.stop
-end
-
--- One request: its limits parsed from one struct.unpack, worked out in order (a state charged twice
+-- One request: its limits read by one struct.unpack, worked out in order (a state charged twice
 -- sees the first charge's take), kept only if admitted.
 local reply = {}
 local dirty = {}  -- state index -> true: to write
@@ -234,85 +205,75 @@ local expiry = {} -- key index -> the expiry its admitted states ask for
 local function decide(format, data)
   local v = { unpack_struct(format, data) }
   local n = v[1]
-  local base = #reply
-  local limits = {}
   local at = 2
   for i = 1, n do
     local kind = v[at + 1]
-    local l = { s = v[at], kind = kind, shadow = v[at + 2] == 1,
-      capacity = false, rate = false, cost = false, quota = false, unit = false, offset = false, bounds = false,
-      room = false, value = false, tokens = false, lag = false, utokens = false, ulag = false,
-      start = false, stop = false, needed = false, expiry = false }
+    l_state[i], l_kind[i], l_shadow[i] = v[at], kind, v[at + 2] == 1
+    l_p1[i], l_p2[i], l_p3[i] = v[at + 3], v[at + 4], v[at + 5]
     if kind == KIND_BUCKET then
-      l.capacity, l.rate, l.cost = v[at + 3], v[at + 4], v[at + 5]
       at = at + 6
     elseif kind == KIND_FIXED then
-      l.quota, l.cost, l.unit, l.offset = v[at + 3], v[at + 4], v[at + 5], v[at + 6]
+      l_p4[i] = v[at + 6]
       at = at + 7
     else
-      l.quota, l.cost = v[at + 3], v[at + 4]
       local m = v[at + 5]
       local bounds = {}
       for j = 1, m do
         bounds[j] = v[at + 5 + j]
       end
-      l.bounds = bounds
+      l_bounds[i] = bounds
       at = at + 6 + m
     end
-    limits[i] = l
   end
 
+  local base = #reply
   local taken = {} -- state index -> its value after this request's earlier limits
   local admitted = true
   for i = 1, n do
-    local l = limits[i]
-    local value = taken[l.s]
+    local s = l_state[i]
+    local value = taken[s]
     if value == nil then
-      value = current[l.s]
+      value = current[s]
     end
-    if l.kind == KIND_BUCKET then
-      bucket_step(l, value)
+    if l_kind[i] == KIND_BUCKET then
+      bucket_step(i, value)
     else
-      local uncovered = quota_step(l, value)
+      local uncovered = quota_step(i, value)
       if uncovered ~= nil then
         reply[base + 1], reply[base + 2], reply[base + 3], reply[base + 4] = -1, now, i, uncovered
-        for j = base + 5, base + 2 + 6 * n do
+        for j = base + 5, base + 2 + 4 * n do
           reply[j] = 0
         end
         return
       end
     end
-    taken[l.s] = l.value
-    admitted = admitted and (l.room or l.shadow)
-  end
-
-  if admitted then
-    for i = 1, n do
-      local l = limits[i]
-      local s = l.s
-      current[s] = l.value -- in order: a state charged twice keeps its last value
-      dirty[s] = true
-      local ki = state_key[s]
-      needed[ki] = max(needed[ki] or 0, l.needed)
-      expiry[ki] = max(expiry[ki] or 0, l.expiry)
-    end
+    taken[s] = l_value[i]
+    admitted = admitted and (l_room[i] or l_shadow[i])
   end
 
   reply[base + 1], reply[base + 2] = admitted and 1 or 0, now
-  local at = base + 3
-  for i = 1, n do
-    local l = limits[i]
-    reply[at] = l.room and 1 or 0
-    if l.kind == KIND_BUCKET then
-      if admitted then
-        bucket_reply(l, reply, at + 1, l.tokens, l.lag)
-      else
-        bucket_reply(l, reply, at + 1, l.utokens, l.ulag)
+  at = base + 3
+  if admitted then
+    for i = 1, n do
+      local s = l_state[i]
+      current[s] = l_value[i] -- in order: a state charged twice keeps its last value
+      dirty[s] = true
+      local ki = state_key[s]
+      local need, exp = needed[ki], expiry[ki]
+      if need == nil or l_needed[i] > need then
+        needed[ki] = l_needed[i]
       end
-    else
-      quota_reply(l, reply, at + 1, admitted and l.tokens or l.utokens)
+      if exp == nil or l_expiry[i] > exp then
+        expiry[ki] = l_expiry[i]
+      end
+      reply[at], reply[at + 1], reply[at + 2], reply[at + 3] = l_room[i] and 1 or 0, l_a[i], l_b[i], l_c[i]
+      at = at + 4
     end
-    at = at + 6
+  else
+    for i = 1, n do
+      reply[at], reply[at + 1], reply[at + 2], reply[at + 3] = l_room[i] and 1 or 0, l_ua[i], l_ub[i], l_c[i]
+      at = at + 4
+    end
   end
 end
 

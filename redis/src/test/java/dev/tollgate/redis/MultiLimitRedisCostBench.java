@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -37,7 +38,8 @@ import org.junit.jupiter.api.Test;
  * (surefire runs {@code *Test} classes only). Run:
  * <pre>
  * ./mvnw -B -ntp -o -pl redis -Dtest=MultiLimitRedisCostBench -Dsurefire.failIfNoSpecifiedTests=false test
- *     [-Dtollgate.bench.tenants=100000] [-Dtollgate.bench.rounds=5] [-Dtollgate.bench.calls=20000]
+ *     [-Dtollgate.bench.tenants=100000] [-Dtollgate.bench.rounds=5] [-Dtollgate.bench.calls=24000]
+ *     [-Dtollgate.bench.batch=8] [-Dtollgate.bench.cpuOnly=true]
  * </pre>
  */
 @Tag("bench")
@@ -51,13 +53,18 @@ class MultiLimitRedisCostBench {
     private static final Limit TENANT_RATE = new Limit("total", LimitScope.tenant(), new TokenBucket(1000, 5));
     private static final Limit DAY = new Limit("day", LimitScope.tenant(), new CalendarQuota(10_000, QuotaPeriod.DAY));
 
+    /** main's multi_limit.lua before this branch's changes, for the comparison in the same run. */
+    private static final LuaScript BEFORE = LuaScript.fromResource("dev/tollgate/redis/multi_limit_v1.lua");
+
     private RedisServer server;
 
     @Test
     void memoryAndCpuPerLimit() {
         int tenants = Integer.getInteger("tollgate.bench.tenants", 100_000);
         int rounds = Integer.getInteger("tollgate.bench.rounds", 5);
-        int calls = Integer.getInteger("tollgate.bench.calls", 20_000);
+        int calls = Integer.getInteger("tollgate.bench.calls", 24_000);
+        int batch = Integer.getInteger("tollgate.bench.batch", 8);
+        boolean memory = !Boolean.getBoolean("tollgate.bench.cpuOnly");
         server = RedisServer.start();
         RedisClient client = RedisClient.create(server.uri());
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
@@ -68,32 +75,38 @@ class MultiLimitRedisCostBench {
             System.out.println("redis " + field(server.command("INFO", "server"), "redis_version") + ", "
                     + tenants + " tenants x " + ROUTES.size() + " routes");
 
-            List<String> lines = new ArrayList<>();
-            lines.add(memory("token_bucket.lua, 1 bucket per request (today)", tenants, ROUTES.size(), 1,
-                    (t, r) -> today.tryAcquire(new BucketKey(t, r), TODAY), (t, r) -> new BucketKey(t, r).redisKey()));
-            lines.add(memory("multi_limit.lua, 1 limit (each-route rate)", tenants, ROUTES.size(), 1,
-                    (t, r) -> multi.decide(List.of(LimitCharge.of(t, r, PER_ROUTE))),
-                    (t, r) -> MultiLimitScript.redisKey(PER_ROUTE.keyFor(t, r))));
-            lines.add(memory("multi_limit.lua, 3 limits, 1 route per tenant (3 states in 2 keys)", tenants, 1, 3,
-                    (t, r) -> multi.decide(threeLimits(t, r)),
-                    (t, r) -> MultiLimitScript.redisKey(DAY.keyFor(t, r))));
-            lines.add(memory("multi_limit.lua, 3 limits, 3 routes per tenant (5 states in 4 keys)", tenants,
-                    ROUTES.size(), 5.0 / 3, (t, r) -> multi.decide(threeLimits(t, r)),
-                    (t, r) -> MultiLimitScript.redisKey(DAY.keyFor(t, r))));
-            lines.add(memory("multi_limit.lua, 3 limits, 1 route per tenant, ONE KEY per tenant", tenants, 1, 3,
-                    (t, r) -> oneKey.decide(threeLimits(t, r)),
-                    (t, r) -> MultiLimitScript.redisKey(DAY.keyFor(t, r), MultiLimitScript.Layout.ONE_KEY_PER_TENANT)));
-            lines.add(memory("multi_limit.lua, 3 limits, 3 routes per tenant, ONE KEY per tenant", tenants,
-                    ROUTES.size(), 5.0 / 3, (t, r) -> oneKey.decide(threeLimits(t, r)),
-                    (t, r) -> MultiLimitScript.redisKey(DAY.keyFor(t, r), MultiLimitScript.Layout.ONE_KEY_PER_TENANT)));
-            System.out.println("\nRedis memory per limit state (used_memory after - before) / states:");
-            lines.forEach(System.out::println);
-
-            cpu(today, multi, oneKey, rounds, calls);
+            if (memory) {
+                memory(today, multi, oneKey, tenants);
+            }
+            cpu(connection, multi, oneKey, rounds, calls, batch);
         } finally {
             client.shutdown();
             server.close();
         }
+    }
+
+    /** Memory per state of each variant (one request per tenant and route of an empty Redis). */
+    private void memory(RedisBucketStore today, MultiLimitScript multi, MultiLimitScript oneKey, int tenants) {
+        List<String> lines = new ArrayList<>();
+        lines.add(memory("token_bucket.lua, 1 bucket per request (today)", tenants, ROUTES.size(), 1,
+                (t, r) -> today.tryAcquire(new BucketKey(t, r), TODAY), (t, r) -> new BucketKey(t, r).redisKey()));
+        lines.add(memory("multi_limit.lua, 1 limit (each-route rate)", tenants, ROUTES.size(), 1,
+                (t, r) -> multi.decide(List.of(LimitCharge.of(t, r, PER_ROUTE))),
+                (t, r) -> MultiLimitScript.redisKey(PER_ROUTE.keyFor(t, r))));
+        lines.add(memory("multi_limit.lua, 3 limits, 1 route per tenant (3 states in 2 keys)", tenants, 1, 3,
+                (t, r) -> multi.decide(threeLimits(t, r)),
+                (t, r) -> MultiLimitScript.redisKey(DAY.keyFor(t, r))));
+        lines.add(memory("multi_limit.lua, 3 limits, 3 routes per tenant (5 states in 4 keys)", tenants,
+                ROUTES.size(), 5.0 / 3, (t, r) -> multi.decide(threeLimits(t, r)),
+                (t, r) -> MultiLimitScript.redisKey(DAY.keyFor(t, r))));
+        lines.add(memory("multi_limit.lua, 3 limits, 1 route per tenant, ONE KEY per tenant", tenants, 1, 3,
+                (t, r) -> oneKey.decide(threeLimits(t, r)),
+                (t, r) -> MultiLimitScript.redisKey(DAY.keyFor(t, r), MultiLimitScript.Layout.ONE_KEY_PER_TENANT)));
+        lines.add(memory("multi_limit.lua, 3 limits, 3 routes per tenant, ONE KEY per tenant", tenants,
+                ROUTES.size(), 5.0 / 3, (t, r) -> oneKey.decide(threeLimits(t, r)),
+                (t, r) -> MultiLimitScript.redisKey(DAY.keyFor(t, r), MultiLimitScript.Layout.ONE_KEY_PER_TENANT)));
+        System.out.println("\nRedis memory per limit state (used_memory after - before) / states:");
+        lines.forEach(System.out::println);
     }
 
     private static List<LimitCharge> threeLimits(String tenant, String route) {
@@ -145,45 +158,130 @@ class MultiLimitRedisCostBench {
                 states, Long.parseLong(keys), (double) (after - before) / states, seconds, sampleText);
     }
 
+    /** One script call of a variant: the requests {@code first .. first + batch - 1}. */
+    private interface Variant {
+        CompletionStage<?> call(int first, int batch);
+    }
+
+    private record Named(String name, int batch, Variant variant) {
+    }
+
     /**
-     * Redis CPU per call: for each variant, CONFIG RESETSTAT, {@code calls} calls over 1,000 warm
-     * tenants, then evalsha's usec_per_call; rounds interleave the variants; medians reported.
+     * Redis CPU per decision: for each variant, CONFIG RESETSTAT, {@code calls} requests (over 1,000
+     * warm tenants) in calls of {@code batch} requests each (the requests of one call are of different
+     * tenants, as a gateway's batch would be; standalone Redis, so one call may take any keys), then
+     * evalsha's usec_per_call, divided by the requests per call; rounds interleave the variants;
+     * medians reported. Today's script is batched the same way ({@code RedisBucketStore} batches per
+     * event-loop turn in the gateway), so that the comparison at batch N is fair.
      */
-    private void cpu(RedisBucketStore today, MultiLimitScript multi, MultiLimitScript oneKey, int rounds, int calls) {
-        String[] names = {"token_bucket.lua, 1 bucket (today)", "multi_limit.lua, 1 limit", "multi_limit.lua, 3 limits",
-            "multi_limit.lua, 3 limits, one key"};
-        List<BiFunction<String, String, CompletionStage<?>>> variants = List.of(
-                (t, r) -> today.tryAcquire(new BucketKey(t, r), TODAY),
-                (t, r) -> multi.decide(List.of(LimitCharge.of(t, r, PER_ROUTE))),
-                (t, r) -> multi.decide(threeLimits(t, r)),
-                (t, r) -> oneKey.decide(threeLimits(t, r)));
+    private void cpu(StatefulRedisConnection<String, String> connection, MultiLimitScript multi,
+                     MultiLimitScript oneKey, int rounds, int calls, int batchSize) {
+        ScriptCalls raw = ScriptCalls.on(connection);
+        List<Named> variants = new ArrayList<>();
+        for (int batch : new int[] {1, batchSize}) {
+            variants.add(new Named("token_bucket.lua, 1 bucket (today)", batch,
+                    (first, n) -> today(raw, first, n)));
+            if (batch == 1) { // main's script takes one request per call
+                variants.add(new Named("multi_limit.lua before (main), 3 limits", batch,
+                        (first, n) -> before(raw, first, MultiLimitScript.Layout.ROUTE_AND_TENANT_KEYS)));
+                variants.add(new Named("multi_limit.lua before (main), 3 limits, one key", batch,
+                        (first, n) -> before(raw, first, MultiLimitScript.Layout.ONE_KEY_PER_TENANT)));
+            }
+            variants.add(new Named("multi_limit.lua, 1 limit", batch,
+                    (first, n) -> together(multi, first, n, (t, r) -> List.of(LimitCharge.of(t, r, PER_ROUTE)))));
+            variants.add(new Named("multi_limit.lua, 3 limits", batch,
+                    (first, n) -> together(multi, first, n, MultiLimitRedisCostBench::threeLimits)));
+            variants.add(new Named("multi_limit.lua, 3 limits, one key", batch,
+                    (first, n) -> together(oneKey, first, n, MultiLimitRedisCostBench::threeLimits)));
+        }
         double[][] usec = new double[variants.size()][rounds];
         server.command("FLUSHALL");
         for (int round = -1; round < rounds; round++) { // round -1 warms keys, scripts and the JIT
             for (int v = 0; v < variants.size(); v++) {
+                Named named = variants.get(v);
                 server.command("CONFIG", "RESETSTAT");
                 Semaphore inFlight = new Semaphore(64);
-                for (int i = 0; i < calls; i++) {
+                for (int i = 0; i + named.batch() <= calls; i += named.batch()) {
                     inFlight.acquireUninterruptibly();
-                    variants.get(v).apply("cpu-tenant-" + (i % 1000), ROUTES.get(i % ROUTES.size()))
-                            .whenComplete((ok, error) -> inFlight.release());
+                    named.variant().call(i, named.batch()).whenComplete((ok, error) -> inFlight.release());
                 }
                 inFlight.acquireUninterruptibly(64);
                 String stats = server.command("INFO", "commandstats");
                 Matcher m = Pattern.compile("cmdstat_evalsha:calls=(\\d+),usec=(\\d+),usec_per_call=([0-9.]+)").matcher(stats);
                 assertThat(m.find()).as(stats).isTrue();
+                assertThat(Long.parseLong(m.group(1))).as("calls of %s", named.name()).isEqualTo(calls / named.batch());
                 if (round >= 0) {
-                    usec[v][round] = Double.parseDouble(m.group(3));
+                    usec[v][round] = Double.parseDouble(m.group(3)) / named.batch();
                 }
             }
         }
-        System.out.println("\nRedis CPU per call, evalsha usec_per_call (INFO commandstats), " + calls
-                + " calls x " + rounds + " rounds over 1,000 warm tenants:");
+        System.out.println("\nRedis CPU per decision, evalsha usec_per_call (INFO commandstats) / requests per call, "
+                + calls + " requests x " + rounds + " rounds over 1,000 warm tenants:");
         double base = median(usec[0]);
         for (int v = 0; v < variants.size(); v++) {
-            System.out.printf(Locale.ROOT, "  %-40s median %6.2f us  (%.2f x today)  rounds %s%n", names[v],
-                    median(usec[v]), median(usec[v]) / base, Arrays.toString(usec[v]));
+            System.out.printf(Locale.ROOT, "  %-52s batch %3d  median %6.2f us  (%.2f x today at batch 1)  rounds %s%n",
+                    variants.get(v).name(), variants.get(v).batch(), median(usec[v]), median(usec[v]) / base,
+                    Arrays.toString(usec[v]));
         }
+    }
+
+    private static String tenant(int i) {
+        return "cpu-tenant-" + (i % 1000);
+    }
+
+    private static String route(int i) {
+        return ROUTES.get(i % ROUTES.size());
+    }
+
+    private static CompletionStage<?> together(MultiLimitScript script, int first, int n,
+                                               BiFunction<String, String, List<LimitCharge>> charges) {
+        List<List<LimitCharge>> requests = new ArrayList<>(n);
+        for (int i = first; i < first + n; i++) {
+            requests.add(charges.apply(tenant(i), route(i)));
+        }
+        return CompletableFuture.allOf(script.decideTogether(requests).toArray(CompletableFuture[]::new));
+    }
+
+    /** Today's token_bucket.lua deciding n buckets in one call, as RedisBucketStore's batches do. */
+    private static CompletionStage<?> today(ScriptCalls calls, int first, int n) {
+        String[] keys = new String[n];
+        long[] args = new long[3 * n];
+        for (int i = 0; i < n; i++) {
+            keys[i] = new BucketKey(tenant(first + i), route(first + i)).redisKey();
+            args[3 * i] = TODAY.capacityMicros();
+            args[3 * i + 1] = TODAY.refillMicrosPerMilli();
+            args[3 * i + 2] = TODAY.costMicros();
+        }
+        return calls.call(RedisBucketStore.SCRIPT, keys, args);
+    }
+
+    /**
+     * main's multi_limit.lua (kept as a test resource for this comparison): one request per call, its
+     * 25 arguments as text.
+     */
+    private static CompletionStage<?> before(ScriptCalls calls, int i, MultiLimitScript.Layout layout) {
+        List<LimitCharge> charges = threeLimits(tenant(i), route(i));
+        List<String> keys = new ArrayList<>();
+        List<String> args = new ArrayList<>();
+        args.add(Integer.toString(charges.size()));
+        for (LimitCharge charge : charges) {
+            String key = MultiLimitScript.redisKey(charge.key(), layout);
+            if (!keys.contains(key)) {
+                keys.add(key);
+            }
+            args.add(Integer.toString(keys.indexOf(key) + 1));
+            args.add(MultiLimitScript.field(charge.key(), layout));
+            if (charge.limit().allowance() instanceof TokenBucket bucket) {
+                BucketLimits limits = bucket.limits(charge.cost());
+                args.addAll(List.of("b", "0", Long.toString(limits.capacityMicros()),
+                        Long.toString(limits.refillMicrosPerMilli()), Long.toString(limits.costMicros())));
+            } else {
+                CalendarQuota quota = (CalendarQuota) charge.limit().allowance();
+                args.addAll(List.of("f", "0", Long.toString(quota.quota()), Long.toString(charge.cost()),
+                        Long.toString(quota.period().fixedMillis()), "0"));
+            }
+        }
+        return calls.call(BEFORE, keys.toArray(String[]::new), args.toArray(String[]::new));
     }
 
     private static double median(double[] values) {
