@@ -422,12 +422,13 @@ public final class MultiLimitScript {
                 data.writeShort(0); // the state index, once the request joins a call
                 if (charge.limit().allowance() instanceof TokenBucket bucket) {
                     BucketLimits limits = bucket.limits(charge.cost());
-                    format.append("HBBddd");
+                    format.append("HBBdddd");
                     data.writeByte(KIND_BUCKET);
                     data.writeByte(shadow);
                     data.writeDouble(limits.capacityMicros());
                     data.writeDouble(limits.refillMicrosPerMilli());
                     data.writeDouble(limits.costMicros());
+                    data.writeDouble(limits.millisToFill());
                     continue;
                 }
                 CalendarQuota quota = (CalendarQuota) charge.limit().allowance();

@@ -20,7 +20,8 @@
 -- ARGV[S + 2r]      request r's struct format, and ARGV[S + 2r + 1] its data packed in that format:
 --                     B n (its limits), then per limit, in the request's order:
 --                     H state index, B kind (1 bucket, 2 fixed windows, 3 window table), B shadow (1|0), then
---   kind 1 (bucket)   d capacity (micro-tokens), d refill rate (micro-tokens per ms), d cost (micro-tokens)
+--   kind 1 (bucket)   d capacity (micro-tokens), d refill rate (micro-tokens per ms), d cost (micro-tokens),
+--                     d fill time (ms, ceil(capacity / rate))
 --   kind 2 (fixed)    d quota, d cost, d unit ms, d offset ms: windows of fixed length, computed here (UTC
 --                     or a fixed offset; minute, hour, day): floor((t + offset) / unit) * unit - offset
 --   kind 3 (table)    d quota, d cost, H m, then m window boundaries d (ms, increasing): windows sent by
@@ -42,7 +43,7 @@
 local BUCKET_FORMAT, BUCKET_BYTES = '>I7I6', 13
 local QUOTA_FORMAT, QUOTA_BYTES = '>I6I5', 11
 local XP_FIELD = '_xp'
-local KIND_BUCKET, KIND_FIXED = 1, 2
+local KIND_BUCKET, KIND_FIXED, KIND_TABLE = 1, 2, 3
 -- Covers the difference between the script's TIME and the clock Redis expires keys by.
 local EXPIRY_MARGIN_MILLIS = 2
 
@@ -53,17 +54,6 @@ local unpack_struct, pack_struct = struct.unpack, struct.pack
 -- of the batch is brought to the same instant.
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
-
--- ceil(a / b) for integers a >= 0, b > 0, corrected for the rounding of the division.
-local function ceil_div(a, b)
-  local q = floor(a / b)
-  if q * b < a then
-    q = q + 1
-  elseif q > 0 and (q - 1) * b >= a then
-    q = q - 1
-  end
-  return q
-end
 
 -- The states: read every key once (its states' fields and its _xp), whatever the batch's size.
 local state_key = { string.byte(ARGV[1], 1, -1) }
@@ -103,7 +93,8 @@ end
 -- The limits of the request being decided, one array per attribute, indexed by the limit's place
 -- in the request: reused from request to request, so that a limit allocates no table of its own.
 local l_state, l_kind, l_shadow = {}, {}, {}
-local l_p1, l_p2, l_p3, l_p4, l_bounds = {}, {}, {}, {}, {} -- bucket: capacity, rate, cost; quota: quota, cost, unit, offset
+-- parameters: bucket capacity, rate, cost, fill ms; fixed windows quota, cost, unit, offset; table quota, cost
+local l_p1, l_p2, l_p3, l_p4, l_bounds = {}, {}, {}, {}, {}
 local l_room, l_value = {}, {}
 local l_a, l_b, l_c = {}, {}, {}    -- reported if admitted: bucket tokens, lag; quota used, window start, end
 local l_ua, l_ub = {}, {}           -- reported if not: bucket tokens, lag; quota used
@@ -128,8 +119,7 @@ end
 -- Limit i, a token bucket, brought to now as bucket_refill.lua's refilled_bucket: its room, the
 -- value to write, and (tokens, lag) as reported if admitted (charged) or not (uncharged).
 local function bucket_step(i, value)
-  local capacity, rate, cost = l_p1[i], l_p2[i], l_p3[i]
-  local fill_millis = ceil_div(capacity, rate)
+  local capacity, rate, cost, fill_millis = l_p1[i], l_p2[i], l_p3[i], l_p4[i]
   local tokens, stored_ts = capacity, now
   if type(value) == 'string' and #value == BUCKET_BYTES then
     tokens, stored_ts = unpack_struct(BUCKET_FORMAT, value)
@@ -159,9 +149,10 @@ local function bucket_step(i, value)
   -- before Redis's clock passes the stored time.
   l_a[i], l_b[i], l_c[i] = after, ts - now, 0
   l_ua[i], l_ub[i] = tokens, max(stored_ts, now) - now
-  -- The key must outlive the bucket's refill (a missing bucket is a full one): as token_bucket.lua,
-  -- needed until full, set to twice the fill time.
-  l_needed[i] = ts + ceil_div(capacity - after, rate)
+  -- The key must outlive the bucket's refill (a missing bucket is a full one): needed until full at
+  -- the latest one fill time after ts (an upper bound, no division: the expiry is moved at most once
+  -- a fill time more often than needed), set to twice the fill time, as token_bucket.lua.
+  l_needed[i] = ts + fill_millis
   l_expiry[i] = ts + 2 * fill_millis
 end
 
@@ -210,9 +201,7 @@ local function decide(format, data)
     local kind = v[at + 1]
     l_state[i], l_kind[i], l_shadow[i] = v[at], kind, v[at + 2] == 1
     l_p1[i], l_p2[i], l_p3[i] = v[at + 3], v[at + 4], v[at + 5]
-    if kind == KIND_BUCKET then
-      at = at + 6
-    elseif kind == KIND_FIXED then
+    if kind ~= KIND_TABLE then
       l_p4[i] = v[at + 6]
       at = at + 7
     else
