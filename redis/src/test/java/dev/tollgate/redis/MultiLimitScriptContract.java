@@ -125,6 +125,76 @@ abstract class MultiLimitScriptContract {
     }
 
     /**
+     * Requests decided together (one call per slot, up to a batch's size) decide exactly as the same
+     * requests one call each, in order: a state charged by several requests of a batch is decided on
+     * what the earlier ones left, a rejected request takes nothing that a later one could miss. Batches
+     * of 1-12 requests over 3 tenants and 3 routes (so states recur within a batch), compared with the
+     * reference in the order the script took them: a batch's first-attempt decisions in batch order,
+     * then those that were asked again after a stale-windows answer (states are per tenant, and a
+     * tenant is in one slot, so the order between tenants does not matter).
+     */
+    @Test
+    void aBatchDecidesAsItsRequestsOneAfterAnother() {
+        AtomicInteger requests = new AtomicInteger();
+        AtomicInteger admittedCount = new AtomicInteger();
+        AtomicInteger batches = new AtomicInteger();
+        forAll(15, random -> {
+            SyntheticWindows windows = new SyntheticWindows(random.nextLong());
+            MultiLimitScript script = MultiLimitScript.withWindowTables(calls(), windows, WallClock.system(), layout());
+            ReferenceLimitEvaluator reference = new ReferenceLimitEvaluator(windows);
+            List<Limit> limits = randomLimits(random);
+            List<String> tenants = List.of(freshTenant("batch"), freshTenant("shop:a{b}"), freshTenant("t"));
+            for (int b = 0; b < 12; b++) {
+                if (random.nextInt(3) == 0) {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(random.nextInt(30)));
+                }
+                List<List<LimitCharge>> batch = new ArrayList<>();
+                int size = 1 + random.nextInt(12);
+                while (batch.size() < size) {
+                    String tenant = tenants.get(random.nextInt(tenants.size()));
+                    String route = ROUTES.get(random.nextInt(ROUTES.size()));
+                    List<LimitCharge> charges = new ArrayList<>();
+                    for (Limit limit : limits) {
+                        if (limit.appliesTo(route)) {
+                            long cost = random.nextInt(8) == 0 ? limit.cost() + random.nextInt(3) : limit.cost();
+                            charges.add(new LimitCharge(limit.keyFor(tenant, route), limit, cost));
+                        }
+                    }
+                    if (!charges.isEmpty()) {
+                        batch.add(charges);
+                    }
+                }
+                List<MultiLimitScript.Reply> replies = script.decideTogether(batch).stream()
+                        .map(java.util.concurrent.CompletableFuture::join).toList();
+                List<Integer> order = new ArrayList<>();
+                for (int i = 0; i < batch.size(); i++) {
+                    order.add(i);
+                }
+                order.sort(java.util.Comparator.comparingInt((Integer i) -> replies.get(i).attempts())
+                        .thenComparingInt(i -> i));
+                for (int i : order) {
+                    MultiLimitDecision expected = reference.decide(batch.get(i), replies.get(i).nowMillis());
+                    assertThat(replies.get(i).decision()).as("batch %d, request %d of %d at %d: %s", b, i, batch.size(),
+                            replies.get(i).nowMillis(), batch.get(i)).isEqualTo(expected);
+                    requests.incrementAndGet();
+                    if (expected.admitted()) {
+                        admittedCount.incrementAndGet();
+                    }
+                }
+                for (List<LimitCharge> charges : batch) {
+                    for (LimitCharge charge : charges) {
+                        assertSameState(charge, windows, reference.state(charge.key()), b);
+                    }
+                }
+                batches.incrementAndGet();
+            }
+        });
+        System.out.printf("multi-limit batches: %d batches, %d requests, %d admitted%n", batches.get(), requests.get(),
+                admittedCount.get());
+        assertThat(admittedCount.get()).isBetween(requests.get() / 10, requests.get() - requests.get() / 10);
+    }
+
+    /**
      * 1,000 requests at once over several connections on one tenant with three limits (a bucket per
      * route of 60, a tenant bucket of 137, a tenant day quota of 100, UTC: computed in the script):
      * exactly the smallest is admitted, and every limit holds exactly what the admitted requests took
