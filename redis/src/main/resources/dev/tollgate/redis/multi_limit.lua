@@ -68,9 +68,13 @@ for s = 1, nstates do
     list[#list + 1] = s
   end
 end
-local current = {}   -- state index -> its value now (as stored, then as admitted requests left it)
-local xps = {}       -- key index -> the expiry last set (_xp), if readable
-local wrongtype = {} -- key index -> true: not a hash, ours to replace on admission only
+-- Garbage is what a call costs beyond its commands (every table and closure made here is made on every
+-- call, and Lua's collector runs after calls), so tables are few: none per limit, none per request
+-- but the unpacked arguments.
+local current = {} -- state index -> its value now (as stored, then as admitted requests left it)
+local xps = {}     -- key index -> the expiry last set (_xp), if readable; WRONGTYPE: not a hash, ours to
+                   -- replace on admission only
+local WRONGTYPE = -1
 for ki, list in pairs(key_states) do
   local fields = { XP_FIELD }
   for j = 1, #list do
@@ -78,7 +82,7 @@ for ki, list in pairs(key_states) do
   end
   local reply = redis.pcall('HMGET', KEYS[ki], unpack(fields))
   if reply.err then
-    wrongtype[ki] = true
+    xps[ki] = WRONGTYPE
   else
     local xp = tonumber(reply[1])
     if xp ~= nil and xp == xp and xp >= 0 and xp ~= math.huge then
@@ -90,24 +94,24 @@ for ki, list in pairs(key_states) do
   end
 end
 
--- The limits of the request being decided, one array per attribute, indexed by the limit's place
--- in the request: reused from request to request, so that a limit allocates no table of its own.
-local l_state, l_kind, l_shadow = {}, {}, {}
--- parameters: bucket capacity, rate, cost, fill ms; fixed windows quota, cost, unit, offset; table quota, cost
-local l_p1, l_p2, l_p3, l_p4, l_bounds = {}, {}, {}, {}, {}
-local l_room, l_value = {}, {}
-local l_a, l_b, l_c = {}, {}, {}    -- reported if admitted: bucket tokens, lag; quota used, window start, end
-local l_ua, l_ub = {}, {}           -- reported if not: bucket tokens, lag; quota used
-local l_needed, l_expiry = {}, {}
+-- The limits of the request being decided, in one flat array reused from request to request: limit i
+-- at o = 16 (i - 1), fields o + 1 .. o + 15:
+--   1 state index, 2 kind, 3 shadow (boolean),
+--   4 .. 7 parameters: bucket capacity, rate, cost, fill ms; fixed windows quota, cost, unit, offset;
+--          table quota, cost; 8 a table's boundaries,
+--   9 room (boolean), 10 the value to write,
+--   11 .. 13 reported if admitted: bucket tokens, lag, 0; quota count, window start, window end,
+--   14 .. 15 reported if not: bucket tokens, lag; quota count, window start.
+local L = {}
 
--- The window [start, stop) of limit i that holds t; nil when its table does not cover t.
-local function window_of(i, t)
-  if l_kind[i] == KIND_FIXED then
-    local unit = l_p3[i]
-    local start = floor((t + l_p4[i]) / unit) * unit - l_p4[i]
+-- The window [start, stop) of the limit at o that holds t; nil when its table does not cover t.
+local function window_of(o, t)
+  if L[o + 2] == KIND_FIXED then
+    local unit, offset = L[o + 6], L[o + 7]
+    local start = floor((t + offset) / unit) * unit - offset
     return start, start + unit
   end
-  local b = l_bounds[i]
+  local b = L[o + 8]
   for j = 1, #b - 1 do
     if b[j] <= t and t < b[j + 1] then
       return b[j], b[j + 1]
@@ -116,10 +120,10 @@ local function window_of(i, t)
   return nil
 end
 
--- Limit i, a token bucket, brought to now as bucket_refill.lua's refilled_bucket: its room, the
--- value to write, and (tokens, lag) as reported if admitted (charged) or not (uncharged).
-local function bucket_step(i, value)
-  local capacity, rate, cost, fill_millis = l_p1[i], l_p2[i], l_p3[i], l_p4[i]
+-- The token bucket at o brought to now, as bucket_refill.lua's refilled_bucket: its room, the value
+-- to write, and (tokens, lag) as reported if admitted (charged) or not (uncharged).
+local function bucket_step(o, value)
+  local capacity, rate, cost, fill_millis = L[o + 4], L[o + 5], L[o + 6], L[o + 7]
   local tokens, stored_ts = capacity, now
   if type(value) == 'string' and #value == BUCKET_BYTES then
     tokens, stored_ts = unpack_struct(BUCKET_FORMAT, value)
@@ -143,24 +147,19 @@ local function bucket_step(i, value)
   end
   local room = cost <= tokens
   local after = room and tokens - cost or tokens
-  l_room[i] = room
-  l_value[i] = pack_struct(BUCKET_FORMAT, after, ts)
+  L[o + 9] = room
+  L[o + 10] = pack_struct(BUCKET_FORMAT, after, ts)
   -- Admitted, waits count from the time written; rejected, nothing is written and nothing refills
   -- before Redis's clock passes the stored time.
-  l_a[i], l_b[i], l_c[i] = after, ts - now, 0
-  l_ua[i], l_ub[i] = tokens, max(stored_ts, now) - now
-  -- The key must outlive the bucket's refill (a missing bucket is a full one): needed until full at
-  -- the latest one fill time after ts (an upper bound, no division: the expiry is moved at most once
-  -- a fill time more often than needed), set to twice the fill time, as token_bucket.lua.
-  l_needed[i] = ts + fill_millis
-  l_expiry[i] = ts + 2 * fill_millis
+  L[o + 11], L[o + 12], L[o + 13] = after, ts - now, 0
+  L[o + 14], L[o + 15] = tokens, max(stored_ts, now) - now
 end
 
--- Limit i, a calendar quota: the window holding now, except that a count kept for a later window
+-- The calendar quota at o: the window holding now, except that a count kept for a later window
 -- (Redis's clock stepped back) keeps counting there; a count for an earlier window is dropped.
 -- Returns the instant the table does not cover, if any.
-local function quota_step(i, value)
-  local start, stop = window_of(i, now)
+local function quota_step(o, value)
+  local start, stop = window_of(o, now)
   if start == nil then
     return now
   end
@@ -168,41 +167,40 @@ local function quota_step(i, value)
   if type(value) == 'string' and #value == QUOTA_BYTES then
     local stored_start, stored_used = unpack_struct(QUOTA_FORMAT, value)
     if stored_start >= start then
-      local s, e = window_of(i, stored_start)
+      local s, e = window_of(o, stored_start)
       if s == nil then
         return stored_start
       end
       start, stop, used = s, e, stored_used
     end
   end
-  local cost = l_p2[i]
-  local room = cost <= l_p1[i] - used
+  local cost = L[o + 5]
+  local room = cost <= L[o + 4] - used
   local after = room and used + cost or used
-  l_room[i] = room
-  l_value[i] = pack_struct(QUOTA_FORMAT, start, after)
-  l_a[i], l_b[i], l_c[i] = after, start, stop
-  l_ua[i], l_ub[i] = used, start
-  l_needed[i] = stop -- after its window the count is dropped anyway
-  l_expiry[i] = stop
+  L[o + 9] = room
+  L[o + 10] = pack_struct(QUOTA_FORMAT, start, after)
+  L[o + 11], L[o + 12], L[o + 13] = after, start, stop
+  L[o + 14], L[o + 15] = used, start
   return nil
 end
 
 -- One request: its limits read by one struct.unpack, worked out in order (a state charged twice
 -- sees the first charge's take), kept only if admitted.
 local reply = {}
-local dirty = {}  -- state index -> true: to write
-local needed = {} -- key index -> the latest instant one of its admitted states matters until
-local expiry = {} -- key index -> the expiry its admitted states ask for
+local dirty = {} -- state index -> true: to write
+-- Key index ki -> the latest instant one of its admitted states matters until; ki + 256 -> the
+-- expiry its admitted states ask for.
+local need = {}
 local function decide(format, data)
   local v = { unpack_struct(format, data) }
   local n = v[1]
   local at = 2
-  for i = 1, n do
+  for o = 0, 16 * (n - 1), 16 do
     local kind = v[at + 1]
-    l_state[i], l_kind[i], l_shadow[i] = v[at], kind, v[at + 2] == 1
-    l_p1[i], l_p2[i], l_p3[i] = v[at + 3], v[at + 4], v[at + 5]
+    L[o + 1], L[o + 2], L[o + 3] = v[at], kind, v[at + 2] == 1
+    L[o + 4], L[o + 5], L[o + 6] = v[at + 3], v[at + 4], v[at + 5]
     if kind ~= KIND_TABLE then
-      l_p4[i] = v[at + 6]
+      L[o + 7] = v[at + 6]
       at = at + 7
     else
       local m = v[at + 5]
@@ -210,57 +208,74 @@ local function decide(format, data)
       for j = 1, m do
         bounds[j] = v[at + 5 + j]
       end
-      l_bounds[i] = bounds
+      L[o + 8] = bounds
       at = at + 6 + m
     end
   end
 
   local base = #reply
-  local taken = {} -- state index -> its value after this request's earlier limits
   local admitted = true
-  for i = 1, n do
-    local s = l_state[i]
-    local value = taken[s]
+  for o = 0, 16 * (n - 1), 16 do
+    local s = L[o + 1]
+    -- A state an earlier limit of this request charged is seen as that limit left it.
+    local value = nil
+    for p = o - 16, 0, -16 do
+      if L[p + 1] == s then
+        value = L[p + 10]
+        break
+      end
+    end
     if value == nil then
       value = current[s]
     end
-    if l_kind[i] == KIND_BUCKET then
-      bucket_step(i, value)
+    if L[o + 2] == KIND_BUCKET then
+      bucket_step(o, value)
     else
-      local uncovered = quota_step(i, value)
+      local uncovered = quota_step(o, value)
       if uncovered ~= nil then
-        reply[base + 1], reply[base + 2], reply[base + 3], reply[base + 4] = -1, now, i, uncovered
+        reply[base + 1], reply[base + 2], reply[base + 3], reply[base + 4] = -1, now, o / 16 + 1, uncovered
         for j = base + 5, base + 2 + 4 * n do
           reply[j] = 0
         end
         return
       end
     end
-    taken[s] = l_value[i]
-    admitted = admitted and (l_room[i] or l_shadow[i])
+    admitted = admitted and (L[o + 9] or L[o + 3])
   end
 
   reply[base + 1], reply[base + 2] = admitted and 1 or 0, now
   at = base + 3
   if admitted then
-    for i = 1, n do
-      local s = l_state[i]
-      current[s] = l_value[i] -- in order: a state charged twice keeps its last value
+    for o = 0, 16 * (n - 1), 16 do
+      local s = L[o + 1]
+      current[s] = L[o + 10] -- in order: a state charged twice keeps its last value
       dirty[s] = true
       local ki = state_key[s]
-      local need, exp = needed[ki], expiry[ki]
-      if need == nil or l_needed[i] > need then
-        needed[ki] = l_needed[i]
+      -- Needed until: a bucket at most one fill time after its refill (an upper bound, no division:
+      -- the expiry is moved at most once a fill time more often than needed), a quota its window's
+      -- end; the expiry asked: twice the fill time (as token_bucket.lua), the window's end.
+      local needed, expiry
+      if L[o + 2] == KIND_BUCKET then
+        needed = now + L[o + 12] + L[o + 7]
+        expiry = needed + L[o + 7]
+      else
+        needed = L[o + 13]
+        expiry = needed
       end
-      if exp == nil or l_expiry[i] > exp then
-        expiry[ki] = l_expiry[i]
+      local was = need[ki]
+      if was == nil or needed > was then
+        need[ki] = needed
       end
-      reply[at], reply[at + 1], reply[at + 2], reply[at + 3] = l_room[i] and 1 or 0, l_a[i], l_b[i], l_c[i]
+      was = need[ki + 256]
+      if was == nil or expiry > was then
+        need[ki + 256] = expiry
+      end
+      reply[at], reply[at + 1], reply[at + 2], reply[at + 3] = L[o + 9] and 1 or 0, L[o + 11], L[o + 12], L[o + 13]
       at = at + 4
     end
   else
-    for i = 1, n do
-      reply[at], reply[at + 1], reply[at + 2], reply[at + 3] = l_room[i] and 1 or 0, l_ua[i], l_ub[i], l_c[i]
+    for o = 0, 16 * (n - 1), 16 do
+      reply[at], reply[at + 1], reply[at + 2], reply[at + 3] = L[o + 9] and 1 or 0, L[o + 14], L[o + 15], L[o + 13]
       at = at + 4
     end
   end
@@ -274,30 +289,34 @@ end
 -- in place (_xp) could come before a state it holds stops mattering. The expiry is never shortened:
 -- the key's other fields (limits of other requests) may need it. A batch sets it once, for the
 -- latest need of its admitted requests: never earlier than the same requests one call each would.
-for ki, key_need in pairs(needed) do
-  local key = KEYS[ki]
-  if wrongtype[ki] then
-    redis.call('DEL', key)
-  end
-  local args = {}
-  for _, s in ipairs(key_states[ki]) do
-    if dirty[s] then
-      args[#args + 1] = ARGV[1 + s]
-      args[#args + 1] = current[s]
+for ki = 1, #KEYS do
+  local key_need = need[ki]
+  if key_need ~= nil then
+    local key = KEYS[ki]
+    local xp = xps[ki]
+    if xp == WRONGTYPE then
+      redis.call('DEL', key)
+      xp = nil
     end
-  end
-  local xp = xps[ki]
-  if xp ~= nil and xp - EXPIRY_MARGIN_MILLIS >= key_need then
-    redis.call('HSET', key, unpack(args))
-  else
-    local until_ms = max(expiry[ki], key_need + EXPIRY_MARGIN_MILLIS)
-    if xp ~= nil and xp > until_ms then
-      until_ms = xp
+    local args = {}
+    for _, s in ipairs(key_states[ki]) do
+      if dirty[s] then
+        args[#args + 1] = ARGV[1 + s]
+        args[#args + 1] = current[s]
+      end
     end
-    args[#args + 1] = XP_FIELD
-    args[#args + 1] = until_ms
-    redis.call('HSET', key, unpack(args))
-    redis.call('PEXPIRE', key, until_ms - now)
+    if xp ~= nil and xp - EXPIRY_MARGIN_MILLIS >= key_need then
+      redis.call('HSET', key, unpack(args))
+    else
+      local until_ms = max(need[ki + 256], key_need + EXPIRY_MARGIN_MILLIS)
+      if xp ~= nil and xp > until_ms then
+        until_ms = xp
+      end
+      args[#args + 1] = XP_FIELD
+      args[#args + 1] = until_ms
+      redis.call('HSET', key, unpack(args))
+      redis.call('PEXPIRE', key, until_ms - now)
+    end
   end
 end
 
