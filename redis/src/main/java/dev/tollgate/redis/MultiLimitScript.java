@@ -35,6 +35,13 @@ import java.util.concurrent.CompletableFuture;
  * steps the script follows exactly. Calls go through {@link ScriptCalls} (deadline, breaker, NOSCRIPT
  * recovery in one place).
  *
+ * <p>Batches: requests made on a Netty event loop are gathered per loop turn ({@link EventLoopBatcher},
+ * as {@link RedisBucketStore} does) and decided in one call, up to {@value #MAX_BATCH} requests and 255
+ * keys a call, one cluster slot a call (a tenant's keys share one). The script decides them one after
+ * the other, each exactly as alone; one {@code TIME}, one {@code HMGET} and at most one {@code HSET}
+ * per key serve the whole call. A request's limits travel packed (a struct format and its data), and
+ * the script answers each limit's state, from which the outcome is worked out here.
+ *
  * <p>Keys: per-route states (scopes {@code route} and {@code each-route}) are fields of
  * {@code rl:{tenant}:route}, the tenant-total states fields of {@code rl:{tenant}}; the field is the
  * limit's name. Both keys carry the tenant's hash tag, so one request's keys are in one cluster slot.
