@@ -23,6 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * A day quota through an outage of Redis in the middle of the day, on two gateways: part of the quota
@@ -115,6 +116,9 @@ class MultiLimitOutageTest {
                 after += admitted(both.get(i % 2)) ? 1 : 0;
             }
             long day = admitted + outage + after;
+            LoggerFactory.getLogger("measured").info("[multi-limit outage] day quota {} on {} gateways: {} before, {} during,"
+                    + " {} after the outage, {} in all; charges taken {}, failed {}", QUOTA, INSTANCES, admitted, outage,
+                    after, day, charges(a, "charged") + charges(b, "charged"), charges(a, "failed") + charges(b, "failed"));
             assertThat(charges(a, "charged") + charges(b, "charged")).as("charges taken").isPositive();
             assertThat(day).as("20 before, %d during, %d after the outage", outage, after)
                     .isLessThanOrEqualTo(QUOTA + INSTANCES);
