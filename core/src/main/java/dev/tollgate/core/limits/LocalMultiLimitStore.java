@@ -39,7 +39,10 @@ import java.util.function.IntSupplier;
  * And what this store admits on its own is kept per limit, so that when Redis answers again the
  * first Redis decision of each limit charges Redis with it ({@link #followRedis} returns the
  * charges: shadow charges of the same limits, taken where they fit, at most what Redis reported
- * left, a quota's only in the window it was admitted in, a bucket's at most a capacity).
+ * left, a quota's only in the window it was admitted in, a bucket's at most a capacity). Cost on
+ * the hot path: one stripe lock and at most one small state record per limit per Redis decision
+ * (none where nothing changes); the owed amounts are looked at only while some are kept (one
+ * atomic read otherwise), and a list is allocated only when there is something to charge.
  *
  * <p><b>Error bound</b> of a calendar quota {@code Q} on N instances (N right), Redis down for a while
  * in one window after Redis had admitted {@code Q − R} in it: instance {@code i} falls back with at
@@ -60,14 +63,14 @@ import java.util.function.IntSupplier;
  *       at 15:00 each charges Redis with what it admitted alone, so the day ends at 10,004 at most
  *       (before this store followed Redis: up to 20,000);</li>
  *   <li>traffic uneven, the worst case being instances that had no Redis decision in the window and
- *       get traffic only during the outage: at most {@code Q + (N − 1)/N × (Q − R) + N × cost}: 14,504 in the
- *       example, one instance having taken all of the day's traffic before 14:00 and the load
- *       spread over all four during the outage;</li>
+ *       get traffic only during the outage: at most {@code Q + (N − 1)/N × (Q − R) + N × cost}:
+ *       14,504 in the example, one instance having taken all of the day's traffic before 14:00 and
+ *       the load spread over all four during the outage;</li>
  *   <li>outages without Redis ever answering again in the window: no charge is needed, the bound
  *       above holds as it is.</li>
  * </ul>
  * A token bucket: the same reasoning per burst; at a switch to the fallback the cluster admits at
- * most {@code Σ_i min(share_i, R_i / N)} at once, below one capacity, then refills at the rate;
+ * most {@code Σ_i min(share_i, R_i / N)} at once, at most one capacity, then refills at the rate;
  * when Redis answers again its bucket is charged with what the instances admitted alone (at most a
  * capacity per instance), so it does not come back with a burst saved by the outage.
  * Fallback only (Redis never seen): each instance admits at most its share, the cluster at most
