@@ -1,14 +1,21 @@
 package dev.tollgate.dev;
 
+import dev.tollgate.core.limits.CalendarQuota;
+import dev.tollgate.core.limits.Limit;
+import dev.tollgate.core.limits.LimitScope;
+import dev.tollgate.core.limits.QuotaPeriod;
 import dev.tollgate.spring.directory.ApiKeys;
 import dev.tollgate.spring.directory.database.DirectoryRepository;
 import dev.tollgate.spring.directory.database.DirectorySeed;
+import dev.tollgate.spring.plans.LimitDocument;
 import dev.tollgate.spring.settings.DatabaseEndpoint;
 import dev.tollgate.spring.settings.DatasourceProperties;
 import dev.tollgate.spring.settings.RedisEndpoint;
 import dev.tollgate.testkit.PostgresServer;
 import dev.tollgate.testkit.RedisServer;
 import java.math.BigDecimal;
+import java.time.ZoneOffset;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -79,8 +86,11 @@ public class DevModeConfiguration {
     }
 
     /**
-     * Demo rules and keys. The keys are the tenants' names, so the README's curl demo works
-     * as written; real keys come from {@code POST /admin/tenants/{tenant}/keys}.
+     * Demo rules, a plan and keys. shop-a has rules of its own (a burst of 2 on {@code create-order})
+     * and is on the plan {@code starter}, a calendar quota of 1,000 requests a UTC day over all its
+     * routes: two limits on the README's {@code POST /orders}, both in {@code RateLimit-Policy}. The
+     * keys are the tenants' names, so the README's curl demo works as written; real keys come from
+     * {@code POST /admin/tenants/{tenant}/keys}.
      */
     @Bean
     DirectorySeed devDemoData() {
@@ -88,10 +98,28 @@ public class DevModeConfiguration {
             seedRule(repository, "shop-a", "create-order", 2, 1);
             seedRule(repository, "shop-a", "*", 100, 50);
             seedRule(repository, "shop-b", "create-order", 200, 100);
+            seedPlan(repository, "starter", List.of(new Limit(DEMO_DAILY_LIMIT, LimitScope.tenant(),
+                    new CalendarQuota(1_000, QuotaPeriod.DAY, ZoneOffset.UTC))));
+            seedTenantPlan(repository, "shop-a", "starter");
             seedKey(repository, "shop-a", "shop-a");
             seedKey(repository, "shop-b", "shop-b");
-            log.info("Dev mode: demo rules and keys for shop-a and shop-b are in place");
+            log.info("Dev mode: demo rules, the plan 'starter' and keys for shop-a and shop-b are in place");
         };
+    }
+
+    /** The demo plan's day quota, as {@code RateLimit-Policy} names it. */
+    static final String DEMO_DAILY_LIMIT = "daily";
+
+    private static void seedPlan(DirectoryRepository repository, String plan, List<Limit> limits) {
+        if (repository.findPlan(plan).isEmpty()) {
+            repository.upsertPlan(plan, LimitDocument.toJson(limits));
+        }
+    }
+
+    private static void seedTenantPlan(DirectoryRepository repository, String tenant, String plan) {
+        if (repository.findTenantPlan(tenant).isEmpty()) {
+            repository.setTenantPlan(tenant, plan);
+        }
     }
 
     private static void seedRule(DirectoryRepository repository, String tenant,

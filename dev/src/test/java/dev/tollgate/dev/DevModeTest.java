@@ -42,10 +42,17 @@ class DevModeTest {
             devRedis = dev.getBean(RedisServer.class);
             devPostgres = dev.getBean(PostgresServer.class);
             List<Integer> codes = new ArrayList<>();
+            HttpResponse<String> last = null;
             for (int i = 0; i < 3; i++) {
-                codes.add(send(port, "POST", "/orders", "shop-a").statusCode());
+                last = send(port, "POST", "/orders", "shop-a");
+                codes.add(last.statusCode());
             }
             assertThat(codes).containsExactly(200, 200, 429);
+            // Two limits on the route: shop-a's own burst of 2 and its plan's day quota, both named.
+            assertThat(last.headers().firstValue("RateLimit-Policy")).hasValueSatisfying(policy -> assertThat(policy)
+                    .contains("\"rule\";q=2;w=2").contains("\"daily\";q=1000;w=86400"));
+            assertThat(last.headers().firstValue("Retry-After")).hasValue("1");
+            assertThat(last.body()).contains("\"limit\":\"rule\"");
             assertThat(send(port, "GET", "/orders", "shop-a").body()).contains("tollgate-demo");
             assertThat(devRedis.isAlive()).isTrue();
 

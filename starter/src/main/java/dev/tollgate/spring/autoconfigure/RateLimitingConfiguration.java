@@ -214,8 +214,8 @@ class RateLimitingConfiguration {
      * The limits the enforcer applies: the application's (or the directory's) {@link LimitBook} if there
      * is one, else every request on the single-bucket path with the rule book's rule
      * ({@link RuleBookLimits}). With several regions ({@code rules} is then the {@link RegionalRuleBook}),
-     * the limits as written get this region's share ({@link RegionalLimitBook}: single-bucket requests
-     * only, not yet the multi-limit path).
+     * the limits as written get this region's share ({@link RegionalLimitBook}: the single-bucket rule,
+     * and every limit of a multi-limit request).
      */
     static LimitBook limitBook(LimitBook limitBook, RuleBook rules) {
         RegionalRuleBook regional = rules instanceof RegionalRuleBook r ? r : null;

@@ -138,6 +138,7 @@ public final class LimitEnforcer {
         DecisionSource source = sourced.source();
         metrics.decision(tenant, route, decision.admitted() ? DecisionOutcome.ALLOWED : DecisionOutcome.REJECTED,
                 source);
+        listener.decidedLimits(tenant, route, decision);
         for (LimitOutcome outcome : decision.outcomes()) {
             if (!outcome.admits()) {
                 metrics.limitRejected(route, outcome.limitDefinition().name(), outcome.shadow(), source);

@@ -1,6 +1,7 @@
 package dev.tollgate.spring.limiter;
 
 import dev.tollgate.core.limits.LimitCharge;
+import dev.tollgate.core.limits.LimitOutcome;
 import dev.tollgate.core.limits.LocalMultiLimitStore;
 import dev.tollgate.core.limits.MultiLimitDecision;
 import dev.tollgate.redis.CallRefusedException;
@@ -18,10 +19,14 @@ import java.util.concurrent.CompletionStage;
  * each limit otherwise ({@link LocalMultiLimitStore}, whose Javadoc bounds the error). While the
  * breaker is open no Redis call is made.
  *
- * <p>Unlike the single-bucket path ({@link FailoverRateLimiter}), admissions Redis makes are not
- * taken from the local shares, and what the local store admits is not charged to Redis when it
- * answers again: see {@link LocalMultiLimitStore} for what that costs in accuracy. Not yet on this
- * path: hot-key leases, sharded rules and regional shares.
+ * <p>As on the single-bucket path ({@link FailoverRateLimiter}), every Redis decision is passed to
+ * the local store ({@link LocalMultiLimitStore#followRedis}), so that a switch to the fallback carries
+ * on from what Redis reported instead of a full share; and when Redis answers again, the first
+ * decision of each limit charges Redis with what the local store admitted on its own meanwhile: one
+ * more call of the same script, shadow charges of the same limits (taken where they fit, never
+ * rejecting), not awaited; its result is counted in {@code tollgate.fallback.charges}. The error
+ * bound this leaves is {@link LocalMultiLimitStore}'s. Not on this path: hot-key leases and sharded
+ * rules (every decision is one Redis call on the limits' own states, see {@code docs/operations.md}).
  */
 public final class MultiLimitLimiter {
 
@@ -59,6 +64,7 @@ public final class MultiLimitLimiter {
         }
         return pending.handle((reply, error) -> {
             if (error == null) {
+                chargeBack(fallback.followRedis(reply.decision()));
                 return new Sourced(reply.decision(), DecisionSource.REDIS);
             }
             Throwable cause = ScriptCalls.failureOf(error);
@@ -67,6 +73,30 @@ public final class MultiLimitLimiter {
             }
             return decideLocally(charges);
         });
+    }
+
+    /** Charges Redis with what the local store admitted alone (usually nothing: no call). */
+    private void chargeBack(List<LimitCharge> owed) {
+        if (owed.isEmpty()) {
+            return;
+        }
+        CompletionStage<MultiLimitScript.Reply> charge;
+        try {
+            charge = redis.decide(owed);
+        } catch (RuntimeException e) {
+            charge = CompletableFuture.failedFuture(e);
+        }
+        charge.whenComplete((reply, error) -> metrics.fallbackCharge(error == null && allCharged(reply)));
+    }
+
+    /** Whether every shadow charge found room (so was taken): one that did not is lost, and counted. */
+    private static boolean allCharged(MultiLimitScript.Reply reply) {
+        for (LimitOutcome outcome : reply.decision().outcomes()) {
+            if (!outcome.admits()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private Sourced decideLocally(List<LimitCharge> charges) {

@@ -1,6 +1,7 @@
 package dev.tollgate.spring.limiter;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.tollgate.core.WallClock;
 import dev.tollgate.core.limits.CalendarQuota;
@@ -95,8 +96,25 @@ class MultiLimitLimiterTest {
         redis.close();
 
         assertThat(admitted("shop", 12, DecisionSource.LOCAL_FALLBACK))
-                .as("Redis's two admissions are not known locally: a fresh share of 5").isEqualTo(5);
+                .as("the share carries on from Redis's last answer: 8 left, a half of it").isEqualTo(4);
         assertThat(registry.get("tollgate.redis.failures").counters().stream().mapToDouble(c -> c.count()).sum())
                 .isEqualTo(12);
+    }
+
+    @Test
+    void whenRedisAnswersAgainItIsChargedWithWhatTheLocalShareAdmitted() {
+        breaker.transitionToForcedOpenState();
+        assertThat(admitted("shop", 12, DecisionSource.LOCAL_FALLBACK)).isEqualTo(5);
+        breaker.transitionToClosedState();
+
+        assertThat(admitted("shop", 1, DecisionSource.REDIS)).isEqualTo(1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> charges("charged") == 1);
+        // The day: 5 alone + 1 + what Redis still admits = the quota of 10, not 5 + 10.
+        assertThat(admitted("shop", 12, DecisionSource.REDIS)).isEqualTo(4);
+        assertThat(charges("failed")).isZero();
+    }
+
+    private double charges(String outcome) {
+        return registry.get("tollgate.fallback.charges").tag("outcome", outcome).counter().count();
     }
 }
