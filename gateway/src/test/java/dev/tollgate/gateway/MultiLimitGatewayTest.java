@@ -7,11 +7,13 @@ import dev.tollgate.core.limits.AppliedLimits;
 import dev.tollgate.core.limits.CalendarQuota;
 import dev.tollgate.core.limits.Limit;
 import dev.tollgate.core.limits.LimitBook;
+import dev.tollgate.core.limits.LimitKey;
 import dev.tollgate.core.limits.LimitPrecedence;
 import dev.tollgate.core.limits.LimitScope;
 import dev.tollgate.core.limits.QuotaPeriod;
 import dev.tollgate.core.limits.RuleBookLimits;
 import dev.tollgate.core.limits.TokenBucket;
+import dev.tollgate.redis.MultiLimitScript;
 import dev.tollgate.spring.limiter.DecisionMetrics;
 import dev.tollgate.spring.limiter.DecisionSource;
 import dev.tollgate.testkit.RedisServer;
@@ -122,8 +124,10 @@ class MultiLimitGatewayTest {
         }
     }
 
-    private static byte[] field(String key, String field) {
-        return connection.sync().hget(key.getBytes(StandardCharsets.UTF_8), field.getBytes(StandardCharsets.UTF_8));
+    /** A limit's state where the gateway keeps it (a tenant's states in one key, a field each). */
+    private static byte[] state(LimitKey key) {
+        return connection.sync().hget(MultiLimitScript.redisKey(key).getBytes(StandardCharsets.UTF_8),
+                MultiLimitScript.field(key).getBytes(StandardCharsets.UTF_8));
     }
 
     private static long bigEndian(byte[] value, int from, int to) {
@@ -135,16 +139,16 @@ class MultiLimitGatewayTest {
     }
 
     /** Whole tokens in a bucket's state (7 bytes of micro-tokens, then 6 of time). */
-    private static long tokens(String key, String limit) {
-        byte[] value = field(key, limit);
-        assertThat(value).as(key + " " + limit).hasSize(13);
+    private static long tokens(LimitKey key) {
+        byte[] value = state(key);
+        assertThat(value).as(key.toString()).hasSize(13);
         return bigEndian(value, 0, 7) / 1_000_000;
     }
 
     /** The count in a quota's state (6 bytes of window start, then 5 of count). */
-    private static long used(String key, String limit) {
-        byte[] value = field(key, limit);
-        assertThat(value).as(key + " " + limit).hasSize(11);
+    private static long used(LimitKey key) {
+        byte[] value = state(key);
+        assertThat(value).as(key.toString()).hasSize(11);
         return bigEndian(value, 6, 11);
     }
 
@@ -170,9 +174,9 @@ class MultiLimitGatewayTest {
         assertThat(byRoute.statusCode()).isEqualTo(429);
         assertThat(Long.parseLong(header(byRoute, "Retry-After"))).isBetween(990L, 1000L); // 1 token at 0.001/s
         assertThat(byRoute.body()).contains("\"limit\":\"per-route\"", "Limit 'per-route' on route 'create-order'");
-        assertThat(tokens("rl:{three}:create-order", "per-route")).isZero();
-        assertThat(tokens("rl:{three}", "total")).as("5 taken, not 6").isEqualTo(3);
-        assertThat(used("rl:{three}", "daily")).isEqualTo(5);
+        assertThat(tokens(new LimitKey("three", "create-order", "per-route"))).isZero();
+        assertThat(tokens(new LimitKey("three", LimitKey.WHOLE_TENANT, "total"))).as("5 taken, not 6").isEqualTo(3);
+        assertThat(used(new LimitKey("three", LimitKey.WHOLE_TENANT, "daily"))).isEqualTo(5);
 
         for (int i = 0; i < 3; i++) {
             assertThat(gateway.send("GET", "/catalog/items", "three").statusCode()).isEqualTo(200);
@@ -180,9 +184,9 @@ class MultiLimitGatewayTest {
         HttpResponse<String> byTotal = gateway.send("GET", "/catalog/items", "three");
         assertThat(byTotal.statusCode()).isEqualTo(429);
         assertThat(byTotal.body()).contains("\"limit\":\"total\"", "\"limits\":[\"total\"]");
-        assertThat(tokens("rl:{three}", "total")).isZero();
-        assertThat(tokens("rl:{three}:catalog", "per-route")).as("3 taken, not 4").isEqualTo(2);
-        assertThat(used("rl:{three}", "daily")).as("8 admitted in all, the 2 rejected took nothing").isEqualTo(8);
+        assertThat(tokens(new LimitKey("three", LimitKey.WHOLE_TENANT, "total"))).isZero();
+        assertThat(tokens(new LimitKey("three", "catalog", "per-route"))).as("3 taken, not 4").isEqualTo(2);
+        assertThat(used(new LimitKey("three", LimitKey.WHOLE_TENANT, "daily"))).as("8 admitted in all, the 2 rejected took nothing").isEqualTo(8);
 
         DecisionMetrics metrics = gateway.context().getBean(DecisionMetrics.class);
         assertThat(metrics.limitRejections("per-route", false)).isEqualTo(1);
@@ -237,10 +241,10 @@ class MultiLimitGatewayTest {
             }
             // The day quota (100) is the smallest: exactly that many pass, and the rejected took nothing.
             assertThat(ordersAdmitted + catalogAdmitted).isEqualTo(100);
-            assertThat(used("rl:{parallel}", "daily")).isEqualTo(100);
-            assertThat(tokens("rl:{parallel}", "total")).isEqualTo(200 - 100);
-            assertThat(tokens("rl:{parallel}:create-order", "per-route")).isEqualTo(300 - ordersAdmitted);
-            assertThat(tokens("rl:{parallel}:catalog", "per-route")).isEqualTo(300 - catalogAdmitted);
+            assertThat(used(new LimitKey("parallel", LimitKey.WHOLE_TENANT, "daily"))).isEqualTo(100);
+            assertThat(tokens(new LimitKey("parallel", LimitKey.WHOLE_TENANT, "total"))).isEqualTo(200 - 100);
+            assertThat(tokens(new LimitKey("parallel", "create-order", "per-route"))).isEqualTo(300 - ordersAdmitted);
+            assertThat(tokens(new LimitKey("parallel", "catalog", "per-route"))).isEqualTo(300 - catalogAdmitted);
         } finally {
             senders.shutdownNow();
         }
@@ -257,7 +261,7 @@ class MultiLimitGatewayTest {
             assertThat(response.headers().map().toString()).doesNotContain("trial");
         }
         assertThat(metrics.limitRejections("trial", true) - before).isEqualTo(4);
-        assertThat(used("rl:{shadow}", "trial")).as("charged while it had room").isEqualTo(1);
+        assertThat(used(new LimitKey("shadow", LimitKey.WHOLE_TENANT, "trial"))).as("charged while it had room").isEqualTo(1);
     }
 
     @Test
@@ -271,7 +275,7 @@ class MultiLimitGatewayTest {
         assertThat(rejected.statusCode()).isEqualTo(429);
         assertThat(header(rejected, "X-RateLimit-Remaining")).isEqualTo("1");
         assertThat(rejected.body()).contains("\"limit\":\"per-route\"");
-        assertThat(used("rl:{costly}", "daily")).isEqualTo(6);
+        assertThat(used(new LimitKey("costly", LimitKey.WHOLE_TENANT, "daily"))).isEqualTo(6);
     }
 
     @Test

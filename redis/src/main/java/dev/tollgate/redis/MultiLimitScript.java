@@ -89,9 +89,11 @@ public final class MultiLimitScript {
      */
     public enum Layout {
         /**
-         * The draft's: per-route states in {@code rl:{tenant}:route} (field: the limit's name), the
-         * tenant's totals in {@code rl:{tenant}}. A route's key expires on its own when its states no
-         * longer matter.
+         * Per-route states in {@code rl:{tenant}:route} (field: the limit's name), the tenant's totals
+         * in {@code rl:{tenant}}. A route's key expires on its own when its states no longer matter,
+         * but every key costs about 100 B of its own in Redis (126-148 B a state in all, against 59-76
+         * B with one key per tenant) and two keys per request cost about 30 % more Redis CPU
+         * ({@code MultiLimitRedisCostBench}). The alternative, kept tested.
          */
         ROUTE_AND_TENANT_KEYS,
         /**
@@ -101,10 +103,13 @@ public final class MultiLimitScript {
          * fewer keys; but the tenant's key lives while any of its fields matters, so the states of
          * routes no longer called stay until the whole key expires (bounded by the routes a gateway
          * serves), and a tenant with more than 127 states leaves the compact listpack encoding.
-         * Measured beside the other in {@code MultiLimitRedisCostBench}; not the default.
+         * The default ({@link #DEFAULT_LAYOUT}): the only layout within 120 B a state.
          */
         ONE_KEY_PER_TENANT
     }
+
+    /** The layout the gateway uses. */
+    public static final Layout DEFAULT_LAYOUT = Layout.ONE_KEY_PER_TENANT;
 
     private MultiLimitScript(ScriptCalls calls, QuotaWindows windows, boolean arithmeticWhereFixed,
                              WallClock clock, Layout layout, int waitTurns) {
@@ -122,7 +127,7 @@ public final class MultiLimitScript {
 
     /** Quotas in calendar windows; tables built around this machine's clock (epoch ms). */
     public MultiLimitScript(ScriptCalls calls) {
-        this(calls, CalendarQuota::windowAt, true, WallClock.system(), Layout.ROUTE_AND_TENANT_KEYS,
+        this(calls, CalendarQuota::windowAt, true, WallClock.system(), DEFAULT_LAYOUT,
                 RedisBucketStore.DEFAULT_WAIT_TURNS);
     }
 
@@ -144,7 +149,7 @@ public final class MultiLimitScript {
      * how a test drives the script over windows short enough to cross many of them.
      */
     public static MultiLimitScript withWindowTables(ScriptCalls calls, QuotaWindows windows, WallClock clock) {
-        return withWindowTables(calls, windows, clock, Layout.ROUTE_AND_TENANT_KEYS);
+        return withWindowTables(calls, windows, clock, DEFAULT_LAYOUT);
     }
 
     /** As {@link #withWindowTables(ScriptCalls, QuotaWindows, WallClock)}, states kept in {@code layout}. */
@@ -163,9 +168,14 @@ public final class MultiLimitScript {
     public record Reply(long nowMillis, MultiLimitDecision decision, int attempts) {
     }
 
-    /** The Redis key of a limit's state: {@code rl:{tenant}:route}, or {@code rl:{tenant}} for a tenant's total. */
+    /** The Redis key of a limit's state in the default layout: {@code rl:{tenant}}. */
     public static String redisKey(LimitKey key) {
-        return redisKey(key, Layout.ROUTE_AND_TENANT_KEYS);
+        return redisKey(key, DEFAULT_LAYOUT);
+    }
+
+    /** The hash field of a limit's state in the default layout: {@code route:limit}, or {@code limit} for a tenant's total. */
+    public static String field(LimitKey key) {
+        return field(key, DEFAULT_LAYOUT);
     }
 
     /** The Redis key of a limit's state in {@code layout}. */

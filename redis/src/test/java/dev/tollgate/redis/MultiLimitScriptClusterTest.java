@@ -71,16 +71,19 @@ class MultiLimitScriptClusterTest extends MultiLimitScriptContract {
         return 4; // each cluster connection links to all six nodes
     }
 
+    /** The layout with a key per route (the default keeps a tenant's states in one key: one slot trivially). */
+    private static final MultiLimitScript.Layout ROUTE_KEYS = MultiLimitScript.Layout.ROUTE_AND_TENANT_KEYS;
+
     @Test
     void aRequestsRouteAndTenantKeysShareOneSlot() {
         Limit rate = new Limit("rate", LimitScope.eachRoute(), new TokenBucket(5, 1));
         Limit day = new Limit("day", LimitScope.tenant(), new CalendarQuota(10, QuotaPeriod.DAY));
         for (int i = 0; i < 50; i++) {
             String tenant = "slot-" + i;
-            String routeKey = MultiLimitScript.redisKey(rate.keyFor(tenant, "orders"));
-            String tenantKey = MultiLimitScript.redisKey(day.keyFor(tenant, "orders"));
+            String routeKey = MultiLimitScript.redisKey(rate.keyFor(tenant, "orders"), ROUTE_KEYS);
+            String tenantKey = MultiLimitScript.redisKey(day.keyFor(tenant, "orders"), ROUTE_KEYS);
             assertThat(cluster.slotOf(routeKey)).isEqualTo(cluster.slotOf(tenantKey));
-            assertThat(new MultiLimitScript(calls).decide(List.of(LimitCharge.of(tenant, "orders", rate),
+            assertThat(new MultiLimitScript(calls, ROUTE_KEYS).decide(List.of(LimitCharge.of(tenant, "orders", rate),
                     LimitCharge.of(tenant, "orders", day))).join().decision().admitted()).isTrue();
             assertThat(cluster.masterOf(tenantKey).command("EXISTS", routeKey, tenantKey)).isEqualTo(":2");
         }

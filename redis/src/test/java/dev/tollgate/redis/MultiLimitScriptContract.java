@@ -60,7 +60,7 @@ abstract class MultiLimitScriptContract {
 
     /** Where states are kept (the script is the same for every layout). */
     protected MultiLimitScript.Layout layout() {
-        return MultiLimitScript.Layout.ROUTE_AND_TENANT_KEYS;
+        return MultiLimitScript.DEFAULT_LAYOUT;
     }
 
     /** Connections the parallel test spreads its calls over. */

@@ -129,10 +129,14 @@ class RedisStoreConfiguration {
         return new RedisBucketStore(scriptCalls, guard.batchWaitTurns());
     }
 
-    /** Decides the multi-limit path's requests, every limit of one in one call; states in the draft's layout. */
+    /**
+     * Decides the multi-limit path's requests, every limit of one in one call, the requests of a loop
+     * turn batched as the single-bucket store's ({@code tollgate.redis.batch-wait-turns}); a tenant's
+     * states in one key.
+     */
     @Bean
-    MultiLimitScript multiLimitScript(ScriptCalls scriptCalls) {
-        return new MultiLimitScript(scriptCalls);
+    MultiLimitScript multiLimitScript(ScriptCalls scriptCalls, RedisGuardProperties guard) {
+        return new MultiLimitScript(scriptCalls, MultiLimitScript.DEFAULT_LAYOUT, guard.batchWaitTurns());
     }
 
     /** Takes and gives back batches of tokens of the same buckets: leases, and fallback charges. */

@@ -12,6 +12,7 @@ import dev.tollgate.core.ShardedBucketStore;
 import dev.tollgate.core.WallClock;
 import dev.tollgate.core.limits.CalendarQuota;
 import dev.tollgate.core.limits.Limit;
+import dev.tollgate.core.limits.LimitKey;
 import dev.tollgate.core.limits.LimitOutcome;
 import dev.tollgate.core.limits.LimitScope;
 import dev.tollgate.core.limits.LocalMultiLimitStore;
@@ -82,9 +83,10 @@ class ShardedRuleBesidePlanLimitsTest {
                 assertThat(last.limits().rejectedBy()).extracting(LimitOutcome::limit).containsExactly(10L);
                 assertThat(last.limits().outcomes().get(1).remaining()).as("rejected requests took no quota")
                         .isEqualTo(990);
-                // One bucket state in the tenant's route key, beside the tenant's total key: no shard keys.
-                assertThat(connection.sync().keys("*")).containsExactlyInAnyOrder("rl:{hot}:orders", "rl:{hot}");
-                assertThat(connection.sync().hkeys("rl:{hot}:orders")).contains(PlanBook.RULE_LIMIT_NAME);
+                // One bucket state in the tenant's key, beside its total: no shard keys ({hot:i}).
+                LimitKey rule = new LimitKey("hot", "orders", PlanBook.RULE_LIMIT_NAME);
+                assertThat(connection.sync().keys("*")).containsExactly(MultiLimitScript.redisKey(rule));
+                assertThat(connection.sync().hkeys(MultiLimitScript.redisKey(rule))).contains(MultiLimitScript.field(rule));
             } finally {
                 client.shutdown();
             }
