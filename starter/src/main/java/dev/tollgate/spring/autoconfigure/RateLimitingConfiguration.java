@@ -22,7 +22,12 @@ import dev.tollgate.spring.directory.refresh.DirectoryRefresher;
 import dev.tollgate.spring.filter.RateLimitFilter;
 import dev.tollgate.spring.filter.RateLimitHeaders;
 import dev.tollgate.spring.filter.TollgateRateLimiter;
+import dev.tollgate.core.address.Cidr;
+import dev.tollgate.core.address.ClientAddressResolver;
 import dev.tollgate.spring.health.RateLimiterHealthIndicator;
+import dev.tollgate.spring.identity.AuthFailureLimiter;
+import dev.tollgate.spring.identity.ClientAddresses;
+import dev.tollgate.spring.identity.IdentityPolicies;
 import dev.tollgate.spring.instances.HeartbeatStore;
 import dev.tollgate.spring.instances.LiveInstances;
 import dev.tollgate.spring.instances.PostgresHeartbeats;
@@ -43,6 +48,7 @@ import dev.tollgate.spring.metrics.TollgateMeters;
 import dev.tollgate.spring.postgres.DirectoryConnectionPool;
 import dev.tollgate.spring.settings.FallbackProperties;
 import dev.tollgate.spring.settings.HotKeyProperties;
+import dev.tollgate.spring.settings.IdentityProperties;
 import dev.tollgate.spring.settings.ObservabilityProperties;
 import dev.tollgate.spring.settings.RedisEndpoint;
 import dev.tollgate.spring.settings.RedisGuardProperties;
@@ -53,6 +59,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.micrometer.core.instrument.Gauge;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
@@ -229,8 +236,43 @@ class RateLimitingConfiguration {
     @ConditionalOnMissingBean
     @Conditional(TollgateSwitches.GlobalFilterOn.class)
     RateLimitFilter rateLimitFilter(TollgateProperties properties, TenantResolver tenants, LimitEnforcer enforcer,
-                                    RateLimitHeaders headers) {
-        return new RateLimitFilter(properties.apiKeyHeader(), tenants, enforcer, headers);
+                                    RateLimitHeaders headers, IdentityProperties identity, ClientAddresses addresses,
+                                    AuthFailureLimiter authFailures) {
+        return new RateLimitFilter(properties.apiKeyHeader(), tenants, enforcer, headers,
+                new IdentityPolicies(identity.policies()), addresses,
+                identity.authFailures().enabled() ? authFailures : null);
+    }
+
+    /** The client address of requests, behind {@code tollgate.client-address.trusted-proxies} only. */
+    @Bean
+    @ConditionalOnMissingBean
+    ClientAddresses clientAddresses(IdentityProperties identity) {
+        IdentityProperties.ClientAddressProperties settings = identity.clientAddress();
+        List<Cidr> proxies = settings.trustedProxies().stream().map(Cidr::parse).toList();
+        boolean rfc7239 = settings.header() == IdentityProperties.ForwardedHeader.FORWARDED;
+        return new ClientAddresses(new ClientAddressResolver(proxies, settings.ipv4Prefix(), settings.ipv6Prefix()),
+                rfc7239 ? "Forwarded" : "X-Forwarded-For", rfc7239);
+    }
+
+    /** Failed authentication per client address, on this instance ({@code tollgate.auth-failures.*}). */
+    @Bean
+    @ConditionalOnMissingBean
+    AuthFailureLimiter authFailureLimiter(IdentityProperties identity) {
+        IdentityProperties.AuthFailureProperties settings = identity.authFailures();
+        return new AuthFailureLimiter(settings.limit(), settings.period(), settings.maxAddresses(),
+                MonotonicClock.system());
+    }
+
+    /**
+     * Forgets addresses whose failure budget has refilled, every period (at most once a second), so the
+     * map holds the failing ones only.
+     */
+    @Bean
+    BackgroundService authFailureEviction(AuthFailureLimiter limiter, IdentityProperties identity) {
+        Duration every = identity.authFailures().period();
+        BackgroundTask eviction = BackgroundTask.every("tollgate-auth-failure-eviction",
+                every.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : every, limiter::evictRefilled);
+        return BackgroundService.of("authFailureEviction", LifecyclePhase.WORK, eviction::start, eviction);
     }
 
     /**
