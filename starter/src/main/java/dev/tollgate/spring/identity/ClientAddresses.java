@@ -6,14 +6,23 @@ import dev.tollgate.core.address.IpAddress;
 import dev.tollgate.core.limits.PlanBook;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.List;
+import org.springframework.http.server.reactive.AbstractServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpRequestDecorator;
+import reactor.netty.http.server.ConnectionInformation;
 
 /**
  * The client address of a request ({@link ClientAddressResolver}: the peer, or behind trusted
  * proxies the right-most untrusted hop of the one forwarding header they write), as the group it is
  * limited in. The header is read only when the peer is a trusted proxy, so with no trusted proxies
  * (the default) a forged header costs nothing but its bytes.
+ *
+ * <p>The peer is the connection's own, from Reactor Netty, not {@link ServerHttpRequest#getRemoteAddress()}:
+ * with {@code server.forward-headers-strategy} {@code native} (Spring Boot's default on Kubernetes and
+ * other cloud platforms) or {@code framework}, that is the left-most forwarded address, which any
+ * client can write.
  */
 public final class ClientAddresses {
 
@@ -36,7 +45,7 @@ public final class ClientAddresses {
 
     /** The group of the request's client address, as {@code address/prefix}. */
     public String group(ServerHttpRequest request) {
-        byte[] peer = peer(request.getRemoteAddress());
+        byte[] peer = peer(connectionPeer(request));
         if (peer == null) {
             return UNKNOWN_GROUP;
         }
@@ -59,11 +68,24 @@ public final class ClientAddresses {
         return PlanBook.ANONYMOUS_TENANT_PREFIX + group(request);
     }
 
-    private static byte[] peer(InetSocketAddress remote) {
-        if (remote == null) {
+    /** The address the connection comes from, whatever forwarded-header handling has made of the request's. */
+    static SocketAddress connectionPeer(ServerHttpRequest request) {
+        ServerHttpRequest unwrapped = request;
+        while (unwrapped instanceof ServerHttpRequestDecorator decorator) {
+            unwrapped = decorator.getDelegate();
+        }
+        if (unwrapped instanceof AbstractServerHttpRequest server
+                && server.getNativeRequest() instanceof ConnectionInformation connection) {
+            return connection.connectionRemoteAddress();
+        }
+        return request.getRemoteAddress();
+    }
+
+    private static byte[] peer(SocketAddress remote) {
+        if (!(remote instanceof InetSocketAddress socket)) {
             return null;
         }
-        InetAddress address = remote.getAddress();
+        InetAddress address = socket.getAddress();
         return address == null ? null : IpAddress.normalized(address.getAddress());
     }
 }
