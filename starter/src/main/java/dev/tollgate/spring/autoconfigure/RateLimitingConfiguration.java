@@ -26,6 +26,7 @@ import dev.tollgate.core.address.Cidr;
 import dev.tollgate.core.address.ClientAddressResolver;
 import dev.tollgate.spring.health.RateLimiterHealthIndicator;
 import dev.tollgate.spring.identity.AuthFailureLimiter;
+import dev.tollgate.spring.identity.BearerTenants;
 import dev.tollgate.spring.identity.ClientAddresses;
 import dev.tollgate.spring.identity.IdentityPolicies;
 import dev.tollgate.spring.instances.HeartbeatStore;
@@ -49,6 +50,8 @@ import dev.tollgate.spring.postgres.DirectoryConnectionPool;
 import dev.tollgate.spring.settings.FallbackProperties;
 import dev.tollgate.spring.settings.HotKeyProperties;
 import dev.tollgate.spring.settings.IdentityProperties;
+import dev.tollgate.spring.settings.InvalidSettingException;
+import dev.tollgate.spring.settings.JwtProperties;
 import dev.tollgate.spring.settings.ObservabilityProperties;
 import dev.tollgate.spring.settings.RedisEndpoint;
 import dev.tollgate.spring.settings.RedisGuardProperties;
@@ -237,10 +240,17 @@ class RateLimitingConfiguration {
     @Conditional(TollgateSwitches.GlobalFilterOn.class)
     RateLimitFilter rateLimitFilter(TollgateProperties properties, TenantResolver tenants, LimitEnforcer enforcer,
                                     RateLimitHeaders headers, IdentityProperties identity, ClientAddresses addresses,
-                                    AuthFailureLimiter authFailures) {
+                                    AuthFailureLimiter authFailures, ObjectProvider<BearerTenants> bearerTenants,
+                                    JwtProperties jwt) {
+        if (jwt.enabled() && bearerTenants.getIfAvailable() == null) {
+            String setting = jwt.issuerUri() != null ? "tollgate.jwt.issuer-uri" : "tollgate.jwt.jwk-set-uri";
+            throw new InvalidSettingException(setting, jwt.issuerUri() != null ? jwt.issuerUri() : jwt.jwkSetUri(),
+                    setting + " is set, but bearer tokens need org.springframework.security:"
+                            + "spring-security-oauth2-resource-server and spring-security-oauth2-jose on the class path");
+        }
         return new RateLimitFilter(properties.apiKeyHeader(), tenants, enforcer, headers,
                 new IdentityPolicies(identity.policies()), addresses,
-                identity.authFailures().enabled() ? authFailures : null);
+                identity.authFailures().enabled() ? authFailures : null, bearerTenants.getIfAvailable());
     }
 
     /** The client address of requests, behind {@code tollgate.client-address.trusted-proxies} only. */

@@ -4,6 +4,7 @@ import dev.tollgate.core.Decision;
 import dev.tollgate.core.TokenBucketMath;
 import dev.tollgate.core.limits.MultiLimitDecision;
 import dev.tollgate.spring.identity.AuthFailureLimiter;
+import dev.tollgate.spring.identity.BearerTenants;
 import dev.tollgate.spring.identity.ClientAddresses;
 import dev.tollgate.spring.identity.IdentityPolicies;
 import dev.tollgate.spring.limiter.LimitEnforcer;
@@ -79,13 +80,15 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
     private final IdentityPolicies policies;
     private final ClientAddresses addresses;
     private final AuthFailureLimiter authFailures;
+    private final BearerTenants bearerTenants;
 
     /**
-     * @param authFailures counts failed authentication per address, or null to leave it unlimited
+     * @param authFailures  counts failed authentication per address, or null to leave it unlimited
+     * @param bearerTenants verifies bearer tokens (tollgate.jwt.*), or null where tokens are not read
      */
     public RateLimitFilter(String apiKeyHeader, TenantResolver tenants, LimitEnforcer enforcer,
                            RateLimitHeaders headers, IdentityPolicies policies, ClientAddresses addresses,
-                           AuthFailureLimiter authFailures) {
+                           AuthFailureLimiter authFailures, BearerTenants bearerTenants) {
         this.apiKeyHeader = apiKeyHeader;
         this.tenants = tenants;
         this.enforcer = enforcer;
@@ -93,6 +96,7 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         this.policies = policies;
         this.addresses = addresses;
         this.authFailures = authFailures;
+        this.bearerTenants = bearerTenants;
         this.missingKeyBody = ProblemResponses.serialize(ProblemResponses.problem(HttpStatus.UNAUTHORIZED,
                 "missing-api-key", "The " + apiKeyHeader + " header is required."));
         this.repeatedKeyBody = ProblemResponses.serialize(ProblemResponses.problem(HttpStatus.BAD_REQUEST,
@@ -126,7 +130,9 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         }
         String apiKey = apiKeys == null ? null : apiKeys.get(0);
         boolean missing = apiKey == null || apiKey.isBlank();
-        if (missing && policy == IdentityPolicy.OPTIONAL) {
+        // The API key wins over a bearer token: the Authorization header may be meant for the backend.
+        String token = missing && bearerTenants != null ? bearerToken(exchange.getRequest().getHeaders()) : null;
+        if (missing && token == null && policy == IdentityPolicy.OPTIONAL) {
             return anonymous(exchange, chain, routeId);
         }
         String group = authFailures == null ? null : addresses.group(exchange.getRequest());
@@ -135,6 +141,11 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
             if (blockedFor > 0) {
                 return tooManyFailures(exchange.getResponse(), TokenBucketMath.ceilDiv(blockedFor, 1000));
             }
+        }
+        if (token != null) {
+            return bearerTenants.tenantOf(token).flatMap(result -> result instanceof BearerTenants.Tenant tenant
+                    ? enforce(exchange, chain, routeId, tenant.tenant(), true, tenant.tenant())
+                    : invalidToken(exchange.getResponse(), ((BearerTenants.Refused) result).detail(), group));
         }
         if (missing) {
             return unauthorized(exchange.getResponse(), missingKeyBody, group);
@@ -238,5 +249,28 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         problem.setProperty("retryAfterSeconds", retryAfterSeconds);
         response.getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(retryAfterSeconds));
         return ProblemResponses.write(response, problem);
+    }
+
+    /** The token of the one {@code Authorization: Bearer <token>} header, or null. */
+    static String bearerToken(HttpHeaders headers) {
+        List<String> values = headers.get(HttpHeaders.AUTHORIZATION);
+        if (values == null || values.size() != 1) {
+            return null;
+        }
+        String value = values.get(0);
+        if (value.length() <= 7 || !value.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return null;
+        }
+        String token = value.substring(7).strip();
+        return token.isEmpty() ? null : token;
+    }
+
+    /** 401 {@code invalid-token}, counted against {@code group} (null: not counted). */
+    private Mono<Void> invalidToken(ServerHttpResponse response, String detail, String group) {
+        if (group != null) {
+            authFailures.failed(group);
+        }
+        response.getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, "Bearer error=\"invalid_token\"");
+        return ProblemResponses.write(response, ProblemResponses.problem(HttpStatus.UNAUTHORIZED, "invalid-token", detail));
     }
 }

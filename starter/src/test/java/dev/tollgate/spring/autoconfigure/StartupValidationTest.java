@@ -186,6 +186,16 @@ class StartupValidationTest {
     }
 
     @Test
+    void jwtSettingsAreCheckedAndNamed() {
+        assertThat(stackTrace(failureWith("tollgate.jwt.issuer-uri=issuer.example")))
+                .contains("tollgate.jwt.issuer-uri must be an http(s) URL, was 'issuer.example'");
+        assertThat(stackTrace(failureWith("tollgate.jwt.jwk-set-uri=ftp://keys.example/jwks")))
+                .contains("tollgate.jwt.jwk-set-uri must be an http(s) URL");
+        assertThat(stackTrace(failureWith("tollgate.jwt.tenant-claim= ")))
+                .contains("tollgate.jwt.tenant-claim must not be blank");
+    }
+
+    @Test
     void sharesThatDoNotSumToOneAreRefusedSayingWhatTheySumTo() {
         assertThat(stackTrace(failureWith("tollgate.region=eu",
                 "tollgate.regions.eu.share=0.7", "tollgate.regions.us.share=0.2")))
