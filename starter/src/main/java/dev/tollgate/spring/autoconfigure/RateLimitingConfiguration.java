@@ -28,6 +28,7 @@ import dev.tollgate.spring.health.RateLimiterHealthIndicator;
 import dev.tollgate.spring.identity.AuthFailureLimiter;
 import dev.tollgate.spring.identity.BearerTenants;
 import dev.tollgate.spring.identity.ClientAddresses;
+import dev.tollgate.spring.identity.IdentityKeyResolvers;
 import dev.tollgate.spring.identity.IdentityPolicies;
 import dev.tollgate.spring.instances.HeartbeatStore;
 import dev.tollgate.spring.instances.LiveInstances;
@@ -66,6 +67,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
@@ -293,6 +295,22 @@ class RateLimitingConfiguration {
      * routes that name none, and those routes keep the one they had before Tollgate was added
      * ({@link RequestRateLimiterConfiguration}).
      */
+    /**
+     * For {@code RequestRateLimiter} routes, by name only ({@code key-resolver: "#{@tollgateClientAddressKeyResolver}"}):
+     * callers limited by client address, as the global filter's anonymous callers. Not a default
+     * candidate, so Spring Cloud Gateway's own default key resolver and the application's are left as they were.
+     */
+    @Bean(name = IdentityKeyResolvers.CLIENT_ADDRESS, defaultCandidate = false)
+    KeyResolver tollgateClientAddressKeyResolver(ClientAddresses addresses) {
+        return IdentityKeyResolvers.clientAddress(addresses);
+    }
+
+    /** For {@code RequestRateLimiter} routes, by name only: the tenant of the API key, as the global filter's. */
+    @Bean(name = IdentityKeyResolvers.API_KEY, defaultCandidate = false)
+    KeyResolver tollgateApiKeyResolver(TollgateProperties properties, TenantResolver tenants) {
+        return IdentityKeyResolvers.apiKey(properties.apiKeyHeader(), tenants);
+    }
+
     @Bean(name = TollgateRateLimiter.BEAN_NAME, defaultCandidate = false)
     @ConditionalOnMissingBean(TollgateRateLimiter.class)
     TollgateRateLimiter tollgateRateLimiter(LimitEnforcer enforcer, RateLimitHeaders headers) {
