@@ -135,7 +135,8 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         if (missing && token == null && policy == IdentityPolicy.OPTIONAL) {
             return anonymous(exchange, chain, routeId);
         }
-        String group = authFailures == null ? null : addresses.group(exchange.getRequest());
+        // The address is worked out only while some address has failed (most of the time none has).
+        String group = authFailures == null || authFailures.tracked() == 0 ? null : addresses.group(exchange.getRequest());
         if (group != null) {
             long blockedFor = authFailures.blockedForMillis(group);
             if (blockedFor > 0) {
@@ -145,10 +146,10 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         if (token != null) {
             return bearerTenants.tenantOf(token).flatMap(result -> result instanceof BearerTenants.Tenant tenant
                     ? enforce(exchange, chain, routeId, tenant.tenant(), true, tenant.tenant())
-                    : invalidToken(exchange.getResponse(), ((BearerTenants.Refused) result).detail(), group));
+                    : invalidToken(exchange, ((BearerTenants.Refused) result).detail(), group));
         }
         if (missing) {
-            return unauthorized(exchange.getResponse(), missingKeyBody, group);
+            return unauthorized(exchange, missingKeyBody, group);
         }
         TenantLookup lookup = tenants.lookup(apiKey);
         if (lookup instanceof TenantLookup.Verified verified) {
@@ -159,7 +160,7 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
             return enforce(exchange, chain, routeId, TenantLookup.Unverified.SHARED_BUCKET_TENANT, false, null);
         }
         if (lookup instanceof TenantLookup.UnknownKey) {
-            return unauthorized(exchange.getResponse(), unknownKeyBody, group);
+            return unauthorized(exchange, unknownKeyBody, group);
         }
         exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, "5");
         return ProblemResponses.write(exchange.getResponse(), HttpStatus.SERVICE_UNAVAILABLE, directoryUnavailableBody);
@@ -234,11 +235,10 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         return chain.filter(exchange);
     }
 
-    /** 401, counted against {@code group} (null: not counted). */
-    private Mono<Void> unauthorized(ServerHttpResponse response, byte[] body, String group) {
-        if (group != null) {
-            authFailures.failed(group);
-        }
+    /** 401, counted as a failed authentication of the client's address ({@code group} if already known). */
+    private Mono<Void> unauthorized(ServerWebExchange exchange, byte[] body, String group) {
+        countFailure(exchange, group);
+        ServerHttpResponse response = exchange.getResponse();
         response.getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, "ApiKey header=\"" + apiKeyHeader + "\"");
         return ProblemResponses.write(response, HttpStatus.UNAUTHORIZED, body);
     }
@@ -265,12 +265,17 @@ public final class RateLimitFilter implements GlobalFilter, Ordered {
         return token.isEmpty() ? null : token;
     }
 
-    /** 401 {@code invalid-token}, counted against {@code group} (null: not counted). */
-    private Mono<Void> invalidToken(ServerHttpResponse response, String detail, String group) {
-        if (group != null) {
-            authFailures.failed(group);
-        }
+    /** 401 {@code invalid-token}, counted as {@link #unauthorized} is. */
+    private Mono<Void> invalidToken(ServerWebExchange exchange, String detail, String group) {
+        countFailure(exchange, group);
+        ServerHttpResponse response = exchange.getResponse();
         response.getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, "Bearer error=\"invalid_token\"");
         return ProblemResponses.write(response, ProblemResponses.problem(HttpStatus.UNAUTHORIZED, "invalid-token", detail));
+    }
+
+    private void countFailure(ServerWebExchange exchange, String group) {
+        if (authFailures != null) {
+            authFailures.failed(group != null ? group : addresses.group(exchange.getRequest()));
+        }
     }
 }
