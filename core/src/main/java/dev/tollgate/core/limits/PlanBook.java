@@ -57,6 +57,17 @@ public final class PlanBook implements LimitBook {
     /** The name of the synthetic default plan's one limit, made of the default rule. */
     public static final String DEFAULT_LIMIT_NAME = "default";
 
+    /**
+     * How the tenant ids of anonymous callers (limited by client address, not by a key) begin. A
+     * {@code :} never occurs in a tenant id the directory accepts, so no real tenant starts so.
+     */
+    public static final String ANONYMOUS_TENANT_PREFIX = "anon:";
+    /**
+     * The plan of every anonymous caller that is on no plan of its own (the usual case), when a plan of
+     * this name exists; otherwise anonymous callers are on the default plan like any tenant on none.
+     */
+    public static final String ANONYMOUS_PLAN = "anonymous";
+
     /** A route no limit can name (route ids are not blank): resolves what applies to any unnamed route. */
     private static final String UNNAMED_ROUTE = "";
 
@@ -164,7 +175,11 @@ public final class PlanBook implements LimitBook {
         return new AppliedLimits(applied, null);
     }
 
-    /** The plan {@code tenant} is on: its own if that plan exists, else the default plan. */
+    /**
+     * The plan {@code tenant} is on: its own if that plan exists, else the default plan. An anonymous
+     * caller ({@link #ANONYMOUS_TENANT_PREFIX}) on no plan of its own is on {@link #ANONYMOUS_PLAN}
+     * if that plan exists.
+     */
     public Plan planOf(String tenant) {
         return planOfTenant(tenant).plan;
     }
@@ -177,7 +192,10 @@ public final class PlanBook implements LimitBook {
     private Resolved planOfTenant(String tenant) {
         String name = tenantPlans.get(tenant);
         if (name == null) {
-            return defaultPlan;
+            if (!tenant.startsWith(ANONYMOUS_TENANT_PREFIX)) {
+                return defaultPlan;
+            }
+            name = ANONYMOUS_PLAN; // one comparison more, for tenants on no plan only
         }
         Resolved plan = plans.get(name);
         return plan != null ? plan : defaultPlan;

@@ -107,6 +107,26 @@ class PlanBookTest {
     }
 
     @Test
+    void anonymousCallersAreOnThePlanNamedAnonymousElseOnTheDefaultPlan() {
+        Plan anonymous = new Plan(PlanBook.ANONYMOUS_PLAN, List.of(
+                new Limit("per-address", LimitScope.eachRoute(), new TokenBucket(5, 1)),
+                new Limit("hour", LimitScope.tenant(), new CalendarQuota(100, QuotaPeriod.HOUR))));
+        PlanBook without = book(List.of(), Map.of());
+        assertThat(names(without.limitsFor("anon:198.51.100.7/32", "search"))).containsExactly("default@DEFAULT_PLAN");
+        assertThat(without.onDefaultPlan("anon:198.51.100.7/32")).isTrue();
+
+        PlanBook with = without.withPlanChanges(Map.of(PlanBook.ANONYMOUS_PLAN, Optional.of(anonymous)));
+        assertThat(names(with.limitsFor("anon:198.51.100.7/32", "search"))).containsExactly("per-address@PLAN", "hour@PLAN");
+        assertThat(with.planOf("anon:2001:db8::/64")).isEqualTo(anonymous);
+        assertThat(with.onDefaultPlan("anon:2001:db8::/64")).isFalse();
+        assertThat(names(with.limitsFor("shop-a", "search"))).as("keyed tenants are not anonymous")
+                .containsExactly("default@DEFAULT_PLAN");
+        assertThat(names(with.limitsFor("anonymous", "search"))).containsExactly("default@DEFAULT_PLAN");
+        PlanBook pinned = with.withTenantPlanChanges(Map.of("anon:198.51.100.7/32", Optional.of("free")));
+        assertThat(pinned.planOf("anon:198.51.100.7/32")).as("a plan of its own wins").isEqualTo(FREE);
+    }
+
+    @Test
     void aPlanNamedAsTheDefaultPlanIsTheDefaultPlan() {
         PlanBook book = PlanBook.of(RuleSet.of(DEFAULT_RULE, List.of()), List.of(FREE), LayeredMap.empty(), "free");
         assertThat(names(book.limitsFor("anyone", "search"))).containsExactly("rate@DEFAULT_PLAN", "day@DEFAULT_PLAN");

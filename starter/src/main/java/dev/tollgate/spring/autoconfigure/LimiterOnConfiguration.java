@@ -19,7 +19,8 @@ import org.springframework.core.env.Environment;
 @Conditional(TollgateSwitches.LimiterOn.class)
 @Import({LocalStateConfiguration.class, DatabaseDirectoryConfiguration.class,
         PostgresSupportMissingConfiguration.class, StaticDirectoryConfiguration.class,
-        RedisStoreConfiguration.class, HotKeyLeaseConfiguration.class, RateLimitingConfiguration.class})
+        RedisStoreConfiguration.class, HotKeyLeaseConfiguration.class, RateLimitingConfiguration.class,
+        JwtConfiguration.class})
 class LimiterOnConfiguration {
 
     /** Refuses to start with actuator on the public port; warns of a short admin token. */

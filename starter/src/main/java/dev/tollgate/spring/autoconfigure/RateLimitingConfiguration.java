@@ -22,7 +22,14 @@ import dev.tollgate.spring.directory.refresh.DirectoryRefresher;
 import dev.tollgate.spring.filter.RateLimitFilter;
 import dev.tollgate.spring.filter.RateLimitHeaders;
 import dev.tollgate.spring.filter.TollgateRateLimiter;
+import dev.tollgate.core.address.Cidr;
+import dev.tollgate.core.address.ClientAddressResolver;
 import dev.tollgate.spring.health.RateLimiterHealthIndicator;
+import dev.tollgate.spring.identity.AuthFailureLimiter;
+import dev.tollgate.spring.identity.BearerTenants;
+import dev.tollgate.spring.identity.ClientAddresses;
+import dev.tollgate.spring.identity.IdentityKeyResolvers;
+import dev.tollgate.spring.identity.IdentityPolicies;
 import dev.tollgate.spring.instances.HeartbeatStore;
 import dev.tollgate.spring.instances.LiveInstances;
 import dev.tollgate.spring.instances.PostgresHeartbeats;
@@ -43,6 +50,9 @@ import dev.tollgate.spring.metrics.TollgateMeters;
 import dev.tollgate.spring.postgres.DirectoryConnectionPool;
 import dev.tollgate.spring.settings.FallbackProperties;
 import dev.tollgate.spring.settings.HotKeyProperties;
+import dev.tollgate.spring.settings.IdentityProperties;
+import dev.tollgate.spring.settings.InvalidSettingException;
+import dev.tollgate.spring.settings.JwtProperties;
 import dev.tollgate.spring.settings.ObservabilityProperties;
 import dev.tollgate.spring.settings.RedisEndpoint;
 import dev.tollgate.spring.settings.RedisGuardProperties;
@@ -53,9 +63,11 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.micrometer.core.instrument.Gauge;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
@@ -229,8 +241,50 @@ class RateLimitingConfiguration {
     @ConditionalOnMissingBean
     @Conditional(TollgateSwitches.GlobalFilterOn.class)
     RateLimitFilter rateLimitFilter(TollgateProperties properties, TenantResolver tenants, LimitEnforcer enforcer,
-                                    RateLimitHeaders headers) {
-        return new RateLimitFilter(properties.apiKeyHeader(), tenants, enforcer, headers);
+                                    RateLimitHeaders headers, IdentityProperties identity, ClientAddresses addresses,
+                                    AuthFailureLimiter authFailures, ObjectProvider<BearerTenants> bearerTenants,
+                                    JwtProperties jwt) {
+        if (jwt.enabled() && bearerTenants.getIfAvailable() == null) {
+            String setting = jwt.issuerUri() != null ? "tollgate.jwt.issuer-uri" : "tollgate.jwt.jwk-set-uri";
+            throw new InvalidSettingException(setting, jwt.issuerUri() != null ? jwt.issuerUri() : jwt.jwkSetUri(),
+                    setting + " is set, but bearer tokens need org.springframework.security:"
+                            + "spring-security-oauth2-resource-server and spring-security-oauth2-jose on the class path");
+        }
+        return new RateLimitFilter(properties.apiKeyHeader(), tenants, enforcer, headers,
+                new IdentityPolicies(identity.policies()), addresses,
+                identity.authFailures().enabled() ? authFailures : null, bearerTenants.getIfAvailable());
+    }
+
+    /** The client address of requests, behind {@code tollgate.client-address.trusted-proxies} only. */
+    @Bean
+    @ConditionalOnMissingBean
+    ClientAddresses clientAddresses(IdentityProperties identity) {
+        IdentityProperties.ClientAddressProperties settings = identity.clientAddress();
+        List<Cidr> proxies = settings.trustedProxies().stream().map(Cidr::parse).toList();
+        boolean rfc7239 = settings.header() == IdentityProperties.ForwardedHeader.FORWARDED;
+        return new ClientAddresses(new ClientAddressResolver(proxies, settings.ipv4Prefix(), settings.ipv6Prefix()),
+                rfc7239 ? "Forwarded" : "X-Forwarded-For", rfc7239);
+    }
+
+    /** Failed authentication per client address, on this instance ({@code tollgate.auth-failures.*}). */
+    @Bean
+    @ConditionalOnMissingBean
+    AuthFailureLimiter authFailureLimiter(IdentityProperties identity) {
+        IdentityProperties.AuthFailureProperties settings = identity.authFailures();
+        return new AuthFailureLimiter(settings.limit(), settings.period(), settings.maxAddresses(),
+                MonotonicClock.system());
+    }
+
+    /**
+     * Forgets addresses whose failure budget has refilled, every period (at most once a second), so the
+     * map holds the failing ones only.
+     */
+    @Bean
+    BackgroundService authFailureEviction(AuthFailureLimiter limiter, IdentityProperties identity) {
+        Duration every = identity.authFailures().period();
+        BackgroundTask eviction = BackgroundTask.every("tollgate-auth-failure-eviction",
+                every.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : every, limiter::evictRefilled);
+        return BackgroundService.of("authFailureEviction", LifecyclePhase.WORK, eviction::start, eviction);
     }
 
     /**
@@ -241,6 +295,22 @@ class RateLimitingConfiguration {
      * routes that name none, and those routes keep the one they had before Tollgate was added
      * ({@link RequestRateLimiterConfiguration}).
      */
+    /**
+     * For {@code RequestRateLimiter} routes, by name only ({@code key-resolver: "#{@tollgateClientAddressKeyResolver}"}):
+     * callers limited by client address, as the global filter's anonymous callers. Not a default
+     * candidate, so Spring Cloud Gateway's own default key resolver and the application's are left as they were.
+     */
+    @Bean(name = IdentityKeyResolvers.CLIENT_ADDRESS, defaultCandidate = false)
+    KeyResolver tollgateClientAddressKeyResolver(ClientAddresses addresses) {
+        return IdentityKeyResolvers.clientAddress(addresses);
+    }
+
+    /** For {@code RequestRateLimiter} routes, by name only: the tenant of the API key, as the global filter's. */
+    @Bean(name = IdentityKeyResolvers.API_KEY, defaultCandidate = false)
+    KeyResolver tollgateApiKeyResolver(TollgateProperties properties, TenantResolver tenants) {
+        return IdentityKeyResolvers.apiKey(properties.apiKeyHeader(), tenants);
+    }
+
     @Bean(name = TollgateRateLimiter.BEAN_NAME, defaultCandidate = false)
     @ConditionalOnMissingBean(TollgateRateLimiter.class)
     TollgateRateLimiter tollgateRateLimiter(LimitEnforcer enforcer, RateLimitHeaders headers) {

@@ -5,6 +5,8 @@ import dev.tollgate.spring.settings.AdminProperties;
 import dev.tollgate.spring.settings.DatasourceProperties;
 import dev.tollgate.spring.settings.DirectoryProperties;
 import dev.tollgate.spring.settings.EdgeProperties;
+import dev.tollgate.spring.settings.IdentityProperties;
+import dev.tollgate.spring.settings.JwtProperties;
 import dev.tollgate.spring.settings.FallbackProperties;
 import dev.tollgate.spring.settings.HotKeyProperties;
 import dev.tollgate.spring.settings.LocalStateProperties;
@@ -43,7 +45,7 @@ import org.springframework.context.annotation.Import;
 @EnableConfigurationProperties({TollgateProperties.class, ObservabilityProperties.class, DirectoryProperties.class,
         DatasourceProperties.class,
         RedisGuardProperties.class, FallbackProperties.class, HotKeyProperties.class, AdminProperties.class,
-        LocalStateProperties.class, EdgeProperties.class})
+        LocalStateProperties.class, EdgeProperties.class, IdentityProperties.class, JwtProperties.class})
 @Import({LimiterOnConfiguration.class, LimiterOffConfiguration.class, EdgeConfiguration.class})
 public class TollgateAutoConfiguration {
 

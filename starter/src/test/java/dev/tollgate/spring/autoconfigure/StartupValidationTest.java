@@ -166,6 +166,36 @@ class StartupValidationTest {
     }
 
     @Test
+    void identitySettingsAreCheckedAndNamed() {
+        assertThat(stackTrace(failureWith("tollgate.routes.sign-up.identity=public")))
+                .contains("tollgate.routes.sign-up.identity must be api-key, optional, anonymous or none, was 'public'");
+        assertThat(stackTrace(failureWith("tollgate.client-address.trusted-proxies=10.0.0.0/8,lb.internal")))
+                .contains("tollgate.client-address.trusted-proxies[1] must be an IP address or a CIDR block");
+        assertThat(stackTrace(failureWith("tollgate.client-address.trusted-proxies=10.0.0.0/33")))
+                .contains("tollgate.client-address.trusted-proxies[0]");
+        assertThat(stackTrace(failureWith("tollgate.client-address.ipv6-prefix=129")))
+                .contains("tollgate.client-address.ipv6-prefix must be 1 to 128, was 129");
+        assertThat(stackTrace(failureWith("tollgate.client-address.ipv4-prefix=0")))
+                .contains("tollgate.client-address.ipv4-prefix must be 1 to 32, was 0");
+        assertThat(stackTrace(failureWith("tollgate.auth-failures.limit=0")))
+                .contains("tollgate.auth-failures.limit must be 1 or more, was 0");
+        assertThat(stackTrace(failureWith("tollgate.auth-failures.period=0s")))
+                .contains("tollgate.auth-failures.period must be 1ms or more");
+        assertThat(stackTrace(failureWith("tollgate.auth-failures.max-addresses=0")))
+                .contains("tollgate.auth-failures.max-addresses must be 1 or more, was 0");
+    }
+
+    @Test
+    void jwtSettingsAreCheckedAndNamed() {
+        assertThat(stackTrace(failureWith("tollgate.jwt.issuer-uri=issuer.example")))
+                .contains("tollgate.jwt.issuer-uri must be an http(s) URL, was 'issuer.example'");
+        assertThat(stackTrace(failureWith("tollgate.jwt.jwk-set-uri=ftp://keys.example/jwks")))
+                .contains("tollgate.jwt.jwk-set-uri must be an http(s) URL");
+        assertThat(stackTrace(failureWith("tollgate.jwt.tenant-claim= ")))
+                .contains("tollgate.jwt.tenant-claim must not be blank");
+    }
+
+    @Test
     void sharesThatDoNotSumToOneAreRefusedSayingWhatTheySumTo() {
         assertThat(stackTrace(failureWith("tollgate.region=eu",
                 "tollgate.regions.eu.share=0.7", "tollgate.regions.us.share=0.2")))

@@ -41,6 +41,11 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import dev.tollgate.spring.identity.IdentityKeyResolvers;
+import java.net.InetSocketAddress;
+import org.springframework.cloud.gateway.filter.ratelimit.KeyResolver;
+import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
+import org.springframework.mock.web.server.MockServerWebExchange;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Status;
@@ -87,6 +92,26 @@ class TollgateAutoConfigurationTest {
             assertThat(context).hasSingleBean(FailoverRateLimiter.class);
             assertThat(context).hasSingleBean(RedisConnector.class);
             assertThat(context.getBean(TollgateRateLimiter.BEAN_NAME)).isInstanceOf(TollgateRateLimiter.class);
+        });
+    }
+
+    @Test
+    void keyResolversForRequestRateLimiterAreThereByNameOnlyAndResolveTheFilterIdentities() {
+        runner.withPropertyValues("tollgate.client-address.trusted-proxies=10.0.0.0/8").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBeanProvider(KeyResolver.class).getIfUnique()).as("no default candidate").isNull();
+            KeyResolver byAddress = context.getBean(IdentityKeyResolvers.CLIENT_ADDRESS, KeyResolver.class);
+            MockServerWebExchange proxied = MockServerWebExchange.from(MockServerHttpRequest.get("/x")
+                    .remoteAddress(new InetSocketAddress("10.0.0.5", 4711))
+                    .header("X-Forwarded-For", "6.6.6.6, 2001:db8:1:2::99"));
+            assertThat(byAddress.resolve(proxied).block()).isEqualTo("anon:2001:db8:1:2::/64");
+            MockServerWebExchange direct = MockServerWebExchange.from(MockServerHttpRequest.get("/x")
+                    .remoteAddress(new InetSocketAddress("198.51.100.7", 4711)).header("X-Forwarded-For", "6.6.6.6"));
+            assertThat(byAddress.resolve(direct).block()).isEqualTo("anon:198.51.100.7/32");
+            KeyResolver byKey = context.getBean(IdentityKeyResolvers.API_KEY, KeyResolver.class);
+            assertThat(byKey.resolve(MockServerWebExchange.from(MockServerHttpRequest.get("/x").header("X-Api-Key", "shop-a")))
+                    .block()).isEqualTo("shop-a");
+            assertThat(byKey.resolve(MockServerWebExchange.from(MockServerHttpRequest.get("/x"))).block()).isNull();
         });
     }
 
