@@ -12,6 +12,7 @@ import dev.tollgate.spring.limiter.DecisionSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,6 +20,10 @@ import org.junit.jupiter.api.Test;
  * Refill rates are slow (or the expected figure has a wide margin) so that the real clock, which
  * Redis uses, cannot change an outcome while a test runs.
  */
+// Retry-After is exact to the second on Redis's clock, which keeps running between two requests:
+// more than a second between them (a loaded machine) would make 100 s read 99. So this class runs
+// with the timing tests, alone on the cores.
+@Tag(TimingTests.TAG)
 class RateLimitFilterTest {
 
     private static RedisServer redis;
