@@ -22,7 +22,7 @@ record SaturationSection(String chartDir, List<Mix> mixes, String direct, String
 
     /** One target under one mix: medians over rounds, and every round's throughput. */
     record Row(String target, String rate, String vsNoLimiter, String cpuPerRequest, String scriptCalls,
-               String redisCpu, String decisions, String runs) {
+               String redisCpu, String scriptPerCall, String scriptPerRequest, String decisions, String runs) {
     }
 
     /** The run's shape, for the prose. */
@@ -43,7 +43,7 @@ record SaturationSection(String chartDir, List<Mix> mixes, String direct, String
 
     private static Mix mix(Figures f, String mix, String title) {
         double none = f.medianThroughput(NO_LIMITER, mix);
-        List<Row> rows = f.results().targets().stream().map(target -> {
+        List<Row> rows = f.results().saturationTargets().stream().map(target -> {
             double t = f.medianThroughput(target, mix);
             boolean isDirect = target.equals(DIRECT);
             List<Saturation.Run> runs = f.saturationRuns(target, mix);
@@ -56,9 +56,16 @@ record SaturationSection(String chartDir, List<Mix> mixes, String direct, String
                             f.medianOfSaturation(target, mix, Saturation.Run::scriptCallsPerThousand)),
                     isDirect ? "—" : String.format(Locale.ROOT, "%.1f ms",
                             f.medianOfSaturation(target, mix, Saturation.Run::redisCpuMillisPerThousand)),
+                    micros(f.medianOfSaturation(target, mix, Saturation.Run::scriptMicrosPerCall)),
+                    micros(f.medianOfSaturation(target, mix, Saturation.Run::scriptMicrosPerRequest)),
                     decisions,
                     runs.stream().map(r -> Fmt.rate(r.result().achievedRate())).collect(Collectors.joining(", ")));
         }).toList();
         return new Mix(title, rows);
+    }
+
+    /** Microseconds to one decimal, or a dash where there is nothing to divide (no script call). */
+    static String micros(double us) {
+        return Double.isNaN(us) ? "—" : String.format(Locale.ROOT, "%.1f µs", us);
     }
 }
