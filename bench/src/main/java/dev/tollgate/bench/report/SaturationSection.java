@@ -46,6 +46,8 @@ record SaturationSection(String chartDir, List<Mix> mixes, String direct, String
         List<Row> rows = f.results().saturationTargets().stream().map(target -> {
             double t = f.medianThroughput(target, mix);
             boolean isDirect = target.equals(DIRECT);
+            boolean callsScripts = !isDirect
+                    && f.medianOfSaturation(target, mix, Saturation.Run::scriptCallsPerThousand) >= 1;
             List<Saturation.Run> runs = f.saturationRuns(target, mix);
             String decisions = runs.stream().map(Saturation.Run::decisions)
                     .reduce(dev.tollgate.bench.metrics.DecisionSplit.NONE, (a, b) -> a.plus(b)).shares();
@@ -56,8 +58,10 @@ record SaturationSection(String chartDir, List<Mix> mixes, String direct, String
                             f.medianOfSaturation(target, mix, Saturation.Run::scriptCallsPerThousand)),
                     isDirect ? "—" : String.format(Locale.ROOT, "%.1f ms",
                             f.medianOfSaturation(target, mix, Saturation.Run::redisCpuMillisPerThousand)),
-                    micros(f.medianOfSaturation(target, mix, Saturation.Run::scriptMicrosPerCall)),
-                    micros(f.medianOfSaturation(target, mix, Saturation.Run::scriptMicrosPerRequest)),
+                    // Targets that call no script (direct, no limiter) still see a stray call of another
+                    // gateway's (a lease given back): its time is not theirs.
+                    callsScripts ? micros(f.medianOfSaturation(target, mix, Saturation.Run::scriptMicrosPerCall)) : "—",
+                    callsScripts ? micros(f.medianOfSaturation(target, mix, Saturation.Run::scriptMicrosPerRequest)) : "—",
                     decisions,
                     runs.stream().map(r -> Fmt.rate(r.result().achievedRate())).collect(Collectors.joining(", ")));
         }).toList();

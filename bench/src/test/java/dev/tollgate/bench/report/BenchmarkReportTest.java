@@ -118,6 +118,7 @@ class BenchmarkReportTest {
                         + " tenant bucket, a day quota) ≥ 0.85 × no limiter | 3,500 vs 4,000 req/s: 0.88 ×"
                         + " ([saturation](#throughput-at-saturation)) | **met** |")
                 .contains("| Tollgate, 3 limits | 3,500 | 88% | 186 µs | 50 | 42.9 ms | 40.0 µs | 2.0 µs |")
+                .contains("| no limiter | 4,000 | 100% | 125 µs | 0 | 0.0 ms | — | — | — | 4,000 |")
                 .contains("| A lease hit decides in memory, with no Redis call (at most 1 call per 1,000 decisions,"
                         + " lease calls included) | 120 ns per decision, 5 Redis calls in 20,000,000 decisions;"
                         + " leasing off: 80 µs and 1.00 call per decision | **met** |")
