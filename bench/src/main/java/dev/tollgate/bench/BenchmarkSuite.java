@@ -14,6 +14,7 @@ import dev.tollgate.bench.report.BenchmarkReport;
 import dev.tollgate.bench.report.Targets;
 import dev.tollgate.bench.scenario.ClusterAccuracy;
 import dev.tollgate.bench.scenario.CostCurve;
+import dev.tollgate.bench.scenario.DirectoryFootprint;
 import dev.tollgate.bench.scenario.HotKeyCost;
 import dev.tollgate.bench.scenario.LatencyAtFixedRates;
 import dev.tollgate.bench.scenario.LatencyRun;
@@ -84,6 +85,14 @@ public final class BenchmarkSuite {
         micro.forEach(m -> progress.say("  %s %s: %.3f ± %.3f %s", m.benchmark(), m.params(), m.score(), m.error(),
                 m.unit()));
 
+        List<DirectoryFootprint.Result> directories = new ArrayList<>();
+        for (String directory : List.of("rules", "plans")) {
+            DirectoryFootprint.Result d = DirectoryFootprint.measure(directory);
+            progress.say("directory %s: snapshot retains %.1f MB of heap; first load in this JVM %.0f ms", directory,
+                    d.retainedBytes() / 1e6, d.firstLoadMillis());
+            directories.add(d);
+        }
+
         progress.say("starting redis-server, upstream and gateways (logs: %s)", runDir.resolve("logs"));
         try (BenchEnvironment env = BenchEnvironment.start(runDir, gatewayJar)) {
             MachineInfo machine = MachineInfo.collect(env.redisStats().version());
@@ -104,15 +113,28 @@ public final class BenchmarkSuite {
                 saturationTargets.add(new Saturation.Target(direct, OptionalLong.empty(), DecisionCounters.none()));
                 HttpTarget tollgate = null;
                 HttpTarget builtIn = null;
+                // The three-limit gateway runs in the saturation scenario only (issue 22), then stops:
+                // the latency runs and the cluster runs compare the others, as before.
+                List<Saturation.Target> latencyTargets = new ArrayList<>(saturationTargets);
+                List<HttpTarget> warmed = new ArrayList<>(targets);
+                List<GatewayProcess> saturationOnly = new ArrayList<>();
                 for (GatewayProcess gateway : gateways) {
                     HttpTarget target = new HttpTarget(gateway.variant().label(), gateway.baseUrl(), loops,
                             Duration.ofSeconds(5));
                     VariantCheck.verify(target, gateway.variant());
+                    warmed.add(target);
+                    boolean isTollgate = gateway.variant() == GatewayVariant.TOLLGATE
+                            || gateway.variant() == GatewayVariant.TOLLGATE_THREE_LIMITS;
+                    Saturation.Target measured = new Saturation.Target(target, OptionalLong.of(gateway.process().pid()),
+                            isTollgate ? new DecisionCounters(List.of(target)) : DecisionCounters.none());
+                    saturationTargets.add(measured);
+                    if (gateway.variant() == GatewayVariant.TOLLGATE_THREE_LIMITS) {
+                        saturationOnly.add(gateway);
+                        continue;
+                    }
                     targets.add(target);
-                    boolean isTollgate = gateway.variant() == GatewayVariant.TOLLGATE;
-                    saturationTargets.add(new Saturation.Target(target, OptionalLong.of(gateway.process().pid()),
-                            isTollgate ? new DecisionCounters(List.of(target)) : DecisionCounters.none()));
-                    if (isTollgate) {
+                    latencyTargets.add(measured);
+                    if (gateway.variant() == GatewayVariant.TOLLGATE) {
                         tollgate = target;
                     } else if (gateway.variant() == GatewayVariant.BUILT_IN) {
                         builtIn = target;
@@ -120,7 +142,7 @@ public final class BenchmarkSuite {
                 }
                 RequestMix mix = new RequestMix(BenchRoutes.BENCH_PATH, "tenant-", plan.latencyTenants());
                 List<WarmUp.Result> warmUps = new ArrayList<>();
-                for (HttpTarget target : targets) {
+                for (HttpTarget target : warmed) {
                     boolean isDirect = target.name().equals(Targets.DIRECT);
                     WarmUp.Result warm = WarmUp.run(target, mix, plan.warmUpRequests(),
                             isDirect ? plan.warmUpMaxTime().dividedBy(5) : plan.warmUpMaxTime(),
@@ -135,6 +157,7 @@ public final class BenchmarkSuite {
                 saturating.settle(mixes, plan.saturationConcurrency(), plan.saturationRun());
                 List<Saturation.Run> saturation = saturating.run(mixes, plan.saturationRepetitions(),
                         plan.saturationConcurrency(), plan.saturationRampUp(), plan.saturationRun());
+                env.stopGateways(saturationOnly);
                 double capacity = Median.of(saturation.stream()
                         .filter(r -> r.mix().equals(Saturation.COLD) && r.target().equals(Targets.NO_LIMITER))
                         .map(r -> r.result().achievedRate()).toList());
@@ -142,7 +165,7 @@ public final class BenchmarkSuite {
                 double headlineRate = roundedRate(plan.headlineShare() * capacity);
                 progress.say("no-limiter capacity %.0f req/s: latency runs at %s req/s", capacity, rates);
 
-                List<LatencyRun> latency = new LatencyAtFixedRates(saturationTargets, mix, env.redisStats(), progress,
+                List<LatencyRun> latency = new LatencyAtFixedRates(latencyTargets, mix, env.redisStats(), progress,
                         env::requireAllAlive)
                         .run(rates, plan.minRounds(), plan.maxRounds(),
                                 progress.startNanos() + plan.lastRoundStart().toNanos(), plan.latencyRun(), plan.drain());
@@ -159,12 +182,16 @@ public final class BenchmarkSuite {
                         .run(plan.costTenants(), plan.costInstances(), plan.costRate(), plan.costRun());
 
                 SuiteResults results = new SuiteResults(machine, otherWork, MachineInfo.loadAverage(), progress.elapsed(),
-                        plan, targets.stream().map(HttpTarget::name).toList(), rates, headlineRate, micro, latency,
-                        warmUps, saturation, accuracy, memory, hotKey, burst, costCurve);
+                        plan, targets.stream().map(HttpTarget::name).toList(),
+                        saturationTargets.stream().map(t -> t.http().name()).toList(), rates, headlineRate, micro, latency,
+                        warmUps, saturation, accuracy, memory, hotKey, burst, costCurve,
+                        directories);
                 // A quick run proves the suite works; its figures must not replace the real report.
                 return BenchmarkReport.write(results, quick ? runDir.resolve("docs") : root.resolve("docs"));
             } finally {
                 targets.forEach(HttpTarget::close);
+                saturationTargets.stream().map(Saturation.Target::http).filter(t -> !targets.contains(t))
+                        .forEach(HttpTarget::close);
                 loops.disposeLater().block(Duration.ofSeconds(5));
             }
         }

@@ -10,7 +10,9 @@ import dev.tollgate.spring.directory.DirectorySnapshot;
 import dev.tollgate.spring.directory.database.DirectoryRepository;
 import dev.tollgate.testkit.PostgresServer;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.Map;
 import java.sql.Statement;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -19,6 +21,7 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -26,7 +29,13 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * A full load of the directory from PostgreSQL, what every gateway instance does at start and every
- * full-reload interval: 100,000 rules and 100,000 active API keys read by the gateway's own
+ * full-reload interval, of one of two directories ({@link #directory}):
+ * <ul>
+ *   <li>{@code rules}: 100,000 rules (33,334 tenants, three routes each) and 100,000 active API keys;</li>
+ *   <li>{@code plans} (issue 22): 100,000 tenants on 3 plans, no rule row: 3 {@code plan} rows, 100,000
+ *       {@code tenant_plan} rows and 100,000 active API keys, one per tenant.</li>
+ * </ul>
+ * Either is read by the gateway's own
  * {@link DirectoryRepository#loadAll} (one repeatable-read transaction, fetch size 10,000), then
  * turned into the {@link DirectorySnapshot} the request path reads ({@link RuleSet#of},
  * {@link LayeredMap#of}), the same steps as the refresher's full load ({@code DirectoryLoader}).
@@ -49,6 +58,25 @@ public class DirectoryLoadBenchmark {
 
     public static final int RULES = RuleLoadBenchmark.RULES;
     public static final int KEYS = 100_000;
+    /** Tenants of the {@code plans} directory, each on one of {@link #PLANS}. */
+    public static final int PLAN_TENANTS = 100_000;
+    /**
+     * The {@code plans} directory's plans, as the admin API stores them: one like the README's
+     * {@code free}, one with a route of its own, one with a monthly quota; 2 to 3 limits each.
+     */
+    static final Map<String, String> PLANS = Map.of(
+            "free", "[{\"name\": \"rate\", \"scope\": \"each-route\", \"capacity\": 20, \"refillPerSecond\": 10},"
+                    + " {\"name\": \"daily\", \"scope\": \"tenant\", \"quota\": 10000, \"period\": \"day\"}]",
+            "shop", "[{\"name\": \"orders\", \"scope\": \"route\", \"route\": \"create-order\", \"capacity\": 100,"
+                    + " \"refillPerSecond\": 100},"
+                    + " {\"name\": \"tenant\", \"scope\": \"tenant\", \"capacity\": 500, \"refillPerSecond\": 500}]",
+            "business", "[{\"name\": \"rate\", \"scope\": \"each-route\", \"capacity\": 200, \"refillPerSecond\": 100},"
+                    + " {\"name\": \"tenant\", \"scope\": \"tenant\", \"capacity\": 1000, \"refillPerSecond\": 1000},"
+                    + " {\"name\": \"monthly\", \"scope\": \"tenant\", \"quota\": 10000000, \"period\": \"month\"}]");
+
+    /** {@code rules}: 100,000 rules and keys; {@code plans}: 100,000 tenants on 3 plans and their keys. */
+    @Param({"rules", "plans"})
+    public String directory;
 
     /** The gateway's default rule (tollgate.default-rule.*). */
     private static final RateLimitRule DEFAULT_RULE = RateLimitRule.of(20, 10);
@@ -62,6 +90,16 @@ public class DirectoryLoadBenchmark {
             + " (ARRAY['create-order', 'list-orders', 'catalog'])[i % 3 + 1],"
             + " 10 + i % 1000, (10 + i % 500) / 10.0"
             + " FROM generate_series(0, " + (RULES - 1) + ") i";
+
+    /** Tenant {@code i} is on plan {@code i % 3} (in the order of the names, sorted). */
+    private static final String INSERT_TENANT_PLANS = "INSERT INTO tenant_plan (tenant_id, plan)"
+            + " SELECT 'tenant-' || i, (ARRAY['business', 'free', 'shop'])[i % 3 + 1]"
+            + " FROM generate_series(0, " + (PLAN_TENANTS - 1) + ") i";
+
+    /** Key {@code key-i} belongs to tenant {@code i}; only its SHA-256 (hex) is stored. */
+    private static final String INSERT_PLAN_TENANT_KEYS = "INSERT INTO api_key (key_hash, tenant_id)"
+            + " SELECT encode(sha256(convert_to('key-' || i, 'UTF8')), 'hex'), 'tenant-' || i"
+            + " FROM generate_series(0, " + (PLAN_TENANTS - 1) + ") i";
 
     /** Key {@code key-i} belongs to tenant {@code i / 3}; only its SHA-256 (hex) is stored. */
     private static final String INSERT_KEYS = "INSERT INTO api_key (key_hash, tenant_id)"
@@ -83,15 +121,35 @@ public class DirectoryLoadBenchmark {
         dataSource = gatewayLikePool(postgres);
         repository = new DirectoryRepository(dataSource);
         repository.migrate();
+        boolean plans = directory.equals("plans");
         try (Connection c = postgres.connect(); Statement s = c.createStatement()) {
-            s.executeUpdate(INSERT_RULES);
-            s.executeUpdate(INSERT_KEYS);
+            if (plans) {
+                try (PreparedStatement insert = c.prepareStatement(
+                        "INSERT INTO plan (name, limits) VALUES (?, CAST(? AS jsonb))")) {
+                    for (Map.Entry<String, String> plan : PLANS.entrySet()) {
+                        insert.setString(1, plan.getKey());
+                        insert.setString(2, plan.getValue());
+                        insert.executeUpdate();
+                    }
+                }
+                s.executeUpdate(INSERT_TENANT_PLANS);
+                s.executeUpdate(INSERT_PLAN_TENANT_KEYS);
+            } else {
+                s.executeUpdate(INSERT_RULES);
+                s.executeUpdate(INSERT_KEYS);
+            }
             s.execute("VACUUM ANALYZE");
         }
-        DirectorySnapshot check = fullLoad();
-        if (check.rules().size() != RULES || check.tenantByKey().size() != KEYS) {
-            throw new IllegalStateException("expected " + RULES + " rules and " + KEYS + " keys, loaded "
-                    + check.rules().size() + " and " + check.tenantByKey().size());
+        DirectoryRepository.FullLoad check = repository.loadAll(NO_BAD_ROWS);
+        int rules = plans ? 0 : RULES;
+        int plansExpected = plans ? PLANS.size() : 0;
+        int tenantPlans = plans ? PLAN_TENANTS : 0;
+        int keys = plans ? PLAN_TENANTS : KEYS;
+        if (check.rules().size() != rules || check.plans().size() != plansExpected
+                || check.tenantPlans().size() != tenantPlans || check.tenantByKey().size() != keys) {
+            throw new IllegalStateException("expected " + rules + " rules, " + plansExpected + " plans, "
+                    + tenantPlans + " tenants on them and " + keys + " keys, loaded " + check.rules().size() + ", "
+                    + check.plans().size() + ", " + check.tenantPlans().size() + " and " + check.tenantByKey().size());
         }
     }
 

@@ -16,6 +16,14 @@ public final class BenchRoutes {
     public static final long UNREACHED_CAPACITY = 1_000_000;
     public static final long UNREACHED_RATE = 1_000_000;
 
+    /** A day's quota never reached: 10^12 (the largest a quota may be), against at most ~10^10 requests a day here. */
+    public static final long UNREACHED_QUOTA = 1_000_000_000_000L;
+
+    /** The default plan of {@link GatewayVariant#TOLLGATE_THREE_LIMITS}. */
+    public static final String THREE_LIMIT_PLAN = "bench-three";
+    /** Its limits: a bucket on each route, a bucket on the tenant, a UTC day quota on the tenant. */
+    public static final java.util.List<String> THREE_LIMIT_NAMES = java.util.List.of("per-route", "per-tenant", "daily");
+
     public static final String ACCURACY_ROUTE = "accuracy";
     public static final String ACCURACY_PATH = "/accuracy/item";
     public static final String ACCURACY_TENANT = "accuracy-tenant";

@@ -10,6 +10,7 @@ import static dev.tollgate.bench.process.BenchRoutes.BURST_RATE;
 import static dev.tollgate.bench.process.BenchRoutes.BURST_ROUTE;
 import static dev.tollgate.bench.process.BenchRoutes.BURST_TENANT;
 import static dev.tollgate.bench.process.BenchRoutes.UNREACHED_CAPACITY;
+import static dev.tollgate.bench.process.BenchRoutes.UNREACHED_QUOTA;
 import static dev.tollgate.bench.process.BenchRoutes.UNREACHED_RATE;
 
 import dev.tollgate.bench.builtin.ApiKeyResolverAutoConfiguration;
@@ -58,6 +59,7 @@ final class GatewayProperties {
                 p.put("tollgate.rules[1].capacity", Long.toString(BURST_CAPACITY));
                 p.put("tollgate.rules[1].refill-per-second", Long.toString(BURST_RATE));
             }
+            case TOLLGATE_THREE_LIMITS -> threeLimitPlan(p);
             case BUILT_IN -> {
                 p.put("tollgate.enabled", "false");
                 // The Tollgate application excludes Spring Cloud Gateway's Redis rate-limiter
@@ -69,6 +71,29 @@ final class GatewayProperties {
             }
         }
         return p;
+    }
+
+    /**
+     * The plan named {@code default}, so every tenant (none is on another plan) gets its three
+     * limits on every route; no rule of its own, so no limit group comes from elsewhere. Capacities,
+     * rates and the quota are far above what any run offers: a day's quota of 10^12 is not reached at
+     * 10^5 req/s in a day.
+     */
+    private static void threeLimitPlan(Map<String, String> p) {
+        String plan = "tollgate.plans." + BenchRoutes.THREE_LIMIT_PLAN;
+        p.put("tollgate.default-plan", BenchRoutes.THREE_LIMIT_PLAN);
+        p.put(plan + "[0].name", BenchRoutes.THREE_LIMIT_NAMES.get(0));
+        p.put(plan + "[0].scope", "each-route");
+        p.put(plan + "[0].capacity", Long.toString(UNREACHED_CAPACITY));
+        p.put(plan + "[0].refill-per-second", Long.toString(UNREACHED_RATE));
+        p.put(plan + "[1].name", BenchRoutes.THREE_LIMIT_NAMES.get(1));
+        p.put(plan + "[1].scope", "tenant");
+        p.put(plan + "[1].capacity", Long.toString(UNREACHED_CAPACITY));
+        p.put(plan + "[1].refill-per-second", Long.toString(UNREACHED_RATE));
+        p.put(plan + "[2].name", BenchRoutes.THREE_LIMIT_NAMES.get(2));
+        p.put(plan + "[2].scope", "tenant");
+        p.put(plan + "[2].quota", Long.toString(UNREACHED_QUOTA));
+        p.put(plan + "[2].period", "day");
     }
 
     private static void route(Map<String, String> p, int index, String id, String uri) {

@@ -1,6 +1,6 @@
 package dev.tollgate.bench.process;
 
-/** The gateways compared: the same Tollgate jar, configured three ways. */
+/** The gateways compared: the same Tollgate jar, configured four ways. */
 public enum GatewayVariant {
 
     /** {@code tollgate.enabled=false}: Spring Cloud Gateway routing only, the baseline for added latency. */
@@ -13,7 +13,16 @@ public enum GatewayVariant {
      * Tollgate's filter off, Spring Cloud Gateway's own {@code RequestRateLimiter} filter with
      * {@code RedisRateLimiter} on the same Redis, keyed on the API key.
      */
-    BUILT_IN("SCG RedisRateLimiter", "builtin");
+    BUILT_IN("SCG RedisRateLimiter", "builtin"),
+
+    /**
+     * Tollgate's filter with a default plan of three limits (issue 22): a token bucket on each route,
+     * one on the whole tenant and a UTC day quota, all far above any load the benchmark offers, so
+     * that every request does the whole work of the multi-limit path (one EVALSHA of
+     * {@code multi_limit.lua} over three limits) and none is rejected. Only the saturation scenario
+     * runs it, beside {@link #NO_LIMITER} and {@link #TOLLGATE}.
+     */
+    TOLLGATE_THREE_LIMITS("Tollgate, 3 limits", "tollgate-3-limits");
 
     private final String label;
     private final String id;

@@ -27,6 +27,30 @@ public final class RedisStats implements AutoCloseable {
         return CommandCounts.parse(redis.info("commandstats"));
     }
 
+    /**
+     * Microseconds Redis has spent running scripts ({@code EVALSHA} and {@code EVAL}) since its
+     * statistics were last reset: the {@code usec} of {@code INFO commandstats}, which Redis measures
+     * around each command on its main thread, so it counts the script's own commands but neither
+     * reading the request nor writing the reply (those are in {@link #cpuMillis}).
+     */
+    public long scriptMicros() {
+        return scriptMicros(redis.info("commandstats"));
+    }
+
+    static long scriptMicros(String commandStats) {
+        long usec = 0;
+        for (String line : commandStats.split("\r?\n")) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                for (String field : line.substring(line.indexOf(':') + 1).split(",")) {
+                    if (field.startsWith("usec=")) {
+                        usec += Long.parseLong(field.substring("usec=".length()));
+                    }
+                }
+            }
+        }
+        return usec;
+    }
+
     /** CPU time Redis has used since it started (user + system, all its threads), in milliseconds. */
     public double cpuMillis() {
         String cpu = redis.info("cpu");

@@ -25,7 +25,8 @@ record MicroSection(int warmUp, int measurement, List<Row> rows) {
             Map.entry("RedisRoundTripBenchmark.tryAcquire", "Lettuce round trip: RedisBucketStore.tryAcquire (EVALSHA)"),
             Map.entry("RuleLoadBenchmark.buildRuleSet", "RuleSet of 100,000 rules built in memory"),
             Map.entry(DIRECTORY_LOAD,
-                    "full load from PostgreSQL: 100,000 rules and 100,000 API keys, DirectoryRepository to snapshot"));
+                    "full load from PostgreSQL, DirectoryRepository to snapshot: `rules`, 100,000 rules and 100,000"
+                            + " API keys; `plans`, 100,000 tenants on 3 plans (no rule row) and their 100,000 API keys"));
 
     /** One benchmark: name (and parameters), what it measures, its mean and JMH's error. */
     record Row(String benchmark, String params, String what, String mean, String error) {

@@ -22,7 +22,7 @@ record SaturationSection(String chartDir, List<Mix> mixes, String direct, String
 
     /** One target under one mix: medians over rounds, and every round's throughput. */
     record Row(String target, String rate, String vsNoLimiter, String cpuPerRequest, String scriptCalls,
-               String redisCpu, String decisions, String runs) {
+               String redisCpu, String scriptPerCall, String scriptPerRequest, String decisions, String runs) {
     }
 
     /** The run's shape, for the prose. */
@@ -43,9 +43,11 @@ record SaturationSection(String chartDir, List<Mix> mixes, String direct, String
 
     private static Mix mix(Figures f, String mix, String title) {
         double none = f.medianThroughput(NO_LIMITER, mix);
-        List<Row> rows = f.results().targets().stream().map(target -> {
+        List<Row> rows = f.results().saturationTargets().stream().map(target -> {
             double t = f.medianThroughput(target, mix);
             boolean isDirect = target.equals(DIRECT);
+            boolean callsScripts = !isDirect
+                    && f.medianOfSaturation(target, mix, Saturation.Run::scriptCallsPerThousand) >= 1;
             List<Saturation.Run> runs = f.saturationRuns(target, mix);
             String decisions = runs.stream().map(Saturation.Run::decisions)
                     .reduce(dev.tollgate.bench.metrics.DecisionSplit.NONE, (a, b) -> a.plus(b)).shares();
@@ -56,9 +58,18 @@ record SaturationSection(String chartDir, List<Mix> mixes, String direct, String
                             f.medianOfSaturation(target, mix, Saturation.Run::scriptCallsPerThousand)),
                     isDirect ? "—" : String.format(Locale.ROOT, "%.1f ms",
                             f.medianOfSaturation(target, mix, Saturation.Run::redisCpuMillisPerThousand)),
+                    // Targets that call no script (direct, no limiter) still see a stray call of another
+                    // gateway's (a lease given back): its time is not theirs.
+                    callsScripts ? micros(f.medianOfSaturation(target, mix, Saturation.Run::scriptMicrosPerCall)) : "—",
+                    callsScripts ? micros(f.medianOfSaturation(target, mix, Saturation.Run::scriptMicrosPerRequest)) : "—",
                     decisions,
                     runs.stream().map(r -> Fmt.rate(r.result().achievedRate())).collect(Collectors.joining(", ")));
         }).toList();
         return new Mix(title, rows);
+    }
+
+    /** Microseconds to one decimal, or a dash where there is nothing to divide (no script call). */
+    static String micros(double us) {
+        return Double.isNaN(us) ? "—" : String.format(Locale.ROOT, "%.1f µs", us);
     }
 }

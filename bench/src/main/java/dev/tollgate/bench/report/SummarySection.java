@@ -3,6 +3,7 @@ package dev.tollgate.bench.report;
 import static dev.tollgate.bench.report.Targets.BUILT_IN;
 import static dev.tollgate.bench.report.Targets.NO_LIMITER;
 import static dev.tollgate.bench.report.Targets.TOLLGATE;
+import static dev.tollgate.bench.report.Targets.TOLLGATE_THREE_LIMITS;
 
 import dev.tollgate.bench.metrics.DecisionSplit;
 import dev.tollgate.bench.scenario.HotKeyCost;
@@ -68,9 +69,28 @@ record SummarySection(List<Row> rows, List<TargetRow> targets, String rate, Stri
         results.micro().stream().filter(m -> m.benchmark().startsWith("RuleLoadBenchmark")).findFirst()
                 .ifPresent(m -> rows.add(new Row("building a rule set of 100,000 rules (in memory)",
                         String.format(Locale.ROOT, "%.1f %s", m.score(), m.unit()), "—")));
-        results.micro().stream().filter(m -> m.benchmark().equals(MicroSection.DIRECTORY_LOAD)).findFirst()
-                .ifPresent(m -> rows.add(new Row("full load of 100,000 rules and 100,000 API keys from PostgreSQL",
-                        String.format(Locale.ROOT, "%.0f %s", m.score(), m.unit()), "—")));
+        for (String directory : List.of("rules", "plans")) {
+            String what = directory.equals("rules") ? "100,000 rules and 100,000 API keys"
+                    : "100,000 tenants on 3 plans (no rule rows) and 100,000 API keys";
+            String time = results.micro().stream().filter(m -> m.benchmark().equals(MicroSection.DIRECTORY_LOAD)
+                            && (m.params().isEmpty() ? directory.equals("rules") : m.params().equals("directory=" + directory)))
+                    .findFirst().map(m -> String.format(Locale.ROOT, "%.0f %s", m.score(), m.unit())).orElse(null);
+            String heap = results.directories().stream().filter(d -> d.directory().equals(directory)).findFirst()
+                    .map(d -> String.format(Locale.ROOT, "%.1f MB of heap retained by the snapshot", d.retainedBytes() / 1e6))
+                    .orElse(null);
+            if (time != null || heap != null) {
+                rows.add(new Row("full load of " + what + " from PostgreSQL",
+                        String.join("; ", java.util.stream.Stream.of(time, heap).filter(x -> x != null).toList()), "—"));
+            }
+        }
+        double threeLimits = f.medianThroughput(TOLLGATE_THREE_LIMITS);
+        boolean hasThreeLimits = !f.saturationRuns(TOLLGATE_THREE_LIMITS, dev.tollgate.bench.scenario.Saturation.COLD).isEmpty();
+        if (hasThreeLimits) {
+            rows.add(new Row("throughput at saturation, cold tenants, 3 limits each (route bucket, tenant bucket, day quota)",
+                    Fmt.rate(threeLimits) + " req/s (" + Fmt.pct(threeLimits / none) + " of no limiter)", "—"));
+            rows.add(new Row("Redis script time per request at saturation, cold tenants (`INFO commandstats`): 1 limit / 3 limits",
+                    scriptTime(f, TOLLGATE) + " / " + scriptTime(f, TOLLGATE_THREE_LIMITS), "—"));
+        }
 
         DecisionSplit atSaturation = f.tollgateSaturationDecisions();
         double ratio = tollgateMax / none;
@@ -104,6 +124,7 @@ record SummarySection(List<Row> rows, List<TargetRow> targets, String rate, Stri
                         Fmt.ms(tollgate) + " vs " + Fmt.ms(builtIn) + " (built-in per round: "
                                 + perRound(f, BUILT_IN, rate) + ")",
                         Fmt.verdict(tollgate <= builtIn, "worse by " + Fmt.ms(tollgate - builtIn))),
+                threeLimitsTarget(f, hasThreeLimits, threeLimits, none),
                 burstTarget(results.burst()),
                 hotKeyTarget(results.hotKey()),
                 lease.targetRow());
@@ -138,6 +159,26 @@ record SummarySection(List<Row> rows, List<TargetRow> targets, String rate, Stri
 
     private static String perRound(Figures f, String target, double rate) {
         return f.addedPerRound(target, rate, 99).stream().map(Fmt::ms).collect(Collectors.joining(", "));
+    }
+
+    private static String scriptTime(Figures f, String target) {
+        String mix = dev.tollgate.bench.scenario.Saturation.COLD;
+        return SaturationSection.micros(f.medianOfSaturation(target, mix, r -> r.scriptMicrosPerRequest()))
+                + " (" + SaturationSection.micros(f.medianOfSaturation(target, mix, r -> r.scriptMicrosPerCall()))
+                + " per call)";
+    }
+
+    private static TargetRow threeLimitsTarget(Figures f, boolean measured, double threeLimits, double none) {
+        String target = "Throughput at saturation with " + Fmt.rate(f.plan().latencyTenants())
+                + " cold tenants each under 3 limits (a bucket per route, a tenant bucket, a day quota) ≥ "
+                + BenchmarkReport.TARGET_THREE_LIMITS_RATIO + " × no limiter";
+        if (!measured) {
+            return new TargetRow(target, "not measured in this run", "n/a");
+        }
+        double ratio = threeLimits / none;
+        return new TargetRow(target, Fmt.rate(threeLimits) + " vs " + Fmt.rate(none) + " req/s: "
+                + String.format(Locale.ROOT, "%.2f", ratio) + " × ([saturation](#throughput-at-saturation))",
+                Fmt.verdict(ratio >= BenchmarkReport.TARGET_THREE_LIMITS_RATIO, String.format(Locale.ROOT, "%.2f ×", ratio)));
     }
 
     private static TargetRow burstTarget(List<ParallelBurst.Result> burst) {

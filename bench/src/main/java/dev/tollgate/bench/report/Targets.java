@@ -9,6 +9,7 @@ public final class Targets {
     public static final String NO_LIMITER = GatewayVariant.NO_LIMITER.label();
     public static final String TOLLGATE = GatewayVariant.TOLLGATE.label();
     public static final String BUILT_IN = GatewayVariant.BUILT_IN.label();
+    public static final String TOLLGATE_THREE_LIMITS = GatewayVariant.TOLLGATE_THREE_LIMITS.label();
 
     private Targets() {
     }

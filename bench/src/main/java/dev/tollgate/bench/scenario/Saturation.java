@@ -44,15 +44,17 @@ public final class Saturation {
      * @param decisions        how Tollgate decided ({@link DecisionSplit#NONE} for other targets)
      * @param redisCommands    commands Redis executed during the run (all clients), by command
      * @param redisCpuMillis   CPU time Redis used during the run
+     * @param scriptMicros     time Redis spent inside scripts during the run ({@code usec} of
+     *                         {@code EVALSHA} and {@code EVAL} in {@code INFO commandstats})
      */
     public record Run(String mix, int repetition, String target, LoadResult result, double otherWorkCores,
                       double gatewayCpuMillis, DecisionSplit decisions, CommandCounts redisCommands,
-                      double redisCpuMillis) {
+                      double redisCpuMillis, double scriptMicros) {
 
         /** A run without the process and Redis figures (tests). */
         public Run(int repetition, String target, LoadResult result, double otherWorkCores) {
             this(COLD, repetition, target, result, otherWorkCores, Double.NaN, DecisionSplit.NONE,
-                    new CommandCounts(java.util.Map.of()), Double.NaN);
+                    new CommandCounts(java.util.Map.of()), Double.NaN, Double.NaN);
         }
 
         /** Gateway CPU per completed request, in microseconds (NaN without a gateway). */
@@ -63,6 +65,20 @@ public final class Saturation {
         /** Script calls ({@code EVALSHA}, {@code EVAL}) per 1,000 completed requests: round trips to Redis. */
         public double scriptCallsPerThousand() {
             return result.responses() == 0 ? Double.NaN : redisCommands.scriptCalls() * 1000.0 / result.responses();
+        }
+
+        /** Time inside Redis per script call, in microseconds (NaN without script calls). */
+        public double scriptMicrosPerCall() {
+            long calls = redisCommands.scriptCalls();
+            return calls == 0 ? Double.NaN : scriptMicros / calls;
+        }
+
+        /**
+         * Time inside Redis's scripts per completed request, in microseconds: the Redis work a decision
+         * costs, with several requests' decisions sharing one call when the gateway batches them.
+         */
+        public double scriptMicrosPerRequest() {
+            return result.responses() == 0 ? Double.NaN : scriptMicros / result.responses();
         }
 
         /** Redis CPU per 1,000 completed requests, in milliseconds. */
@@ -129,16 +145,21 @@ public final class Saturation {
         double gatewayCpuBefore = processCpuMillis(target.pid());
         CommandCounts commandsBefore = redis.commandCounts();
         double redisCpuBefore = redis.cpuMillis();
+        long scriptMicrosBefore = redis.scriptMicros();
         window.awaitMeasuredEnd();
         double gatewayCpu = processCpuMillis(target.pid()) - gatewayCpuBefore;
         CommandCounts commands = redis.commandCounts().since(commandsBefore);
         double redisCpu = redis.cpuMillis() - redisCpuBefore;
+        long scriptMicros = redis.scriptMicros() - scriptMicrosBefore;
         LoadResult result = window.result();
         DecisionSplit decisions = target.counters().snapshot().since(decisionsBefore);
         double otherWork = CpuActivity.snapshot().otherWorkCoresSince(cpuBefore);
-        Run run = new Run(mix.name(), rep, result.target(), result, otherWork, gatewayCpu, decisions, commands, redisCpu);
-        progress.say("saturation %s round %d: %s cpu/req=%.0fus scriptCalls/1k=%.0f %s otherWork=%.2f cores",
+        Run run = new Run(mix.name(), rep, result.target(), result, otherWork, gatewayCpu, decisions, commands, redisCpu,
+                scriptMicros);
+        progress.say("saturation %s round %d: %s cpu/req=%.0fus scriptCalls/1k=%.0f script=%.1fus/call %.2fus/req"
+                        + " %s otherWork=%.2f cores",
                 mix.name(), rep, result.summary(), run.cpuMicrosPerRequest(), run.scriptCallsPerThousand(),
+                run.scriptMicrosPerCall(), run.scriptMicrosPerRequest(),
                 decisions.decisions() > 0 ? decisions.toString() : "", otherWork);
         return run;
     }

@@ -24,9 +24,13 @@ public final class VariantCheck {
         }
         boolean remaining = response.responseHeaders().contains("X-RateLimit-Remaining");
         boolean builtInHeaders = response.responseHeaders().contains("X-RateLimit-Replenish-Rate");
+        // A request with several limits names each in RateLimit-Policy; one with a single bucket, only it.
+        String policy = response.responseHeaders().get("RateLimit-Policy", "");
+        boolean threeLimits = BenchRoutes.THREE_LIMIT_NAMES.stream().allMatch(n -> policy.contains("\"" + n + "\""));
         boolean ok = switch (variant) {
             case NO_LIMITER -> !remaining && !builtInHeaders;
-            case TOLLGATE -> remaining && !builtInHeaders;
+            case TOLLGATE -> remaining && !builtInHeaders && !threeLimits;
+            case TOLLGATE_THREE_LIMITS -> remaining && !builtInHeaders && threeLimits;
             case BUILT_IN -> remaining && builtInHeaders;
         };
         if (!ok) {

@@ -30,4 +30,28 @@ class GatewayPropertiesTest {
                     .containsEntry("spring.cloud.gateway.server.webflux.routes[0].uri", "http://127.0.0.1:9");
         }
     }
+
+    @Test
+    void theThreeLimitVariantPutsEveryTenantOnADefaultPlanOfThreeUnreachedLimits() {
+        Map<String, String> three = GatewayProperties.of(GatewayVariant.TOLLGATE_THREE_LIMITS, 8080,
+                "http://127.0.0.1:9", 6379);
+        String plan = "tollgate.plans." + BenchRoutes.THREE_LIMIT_PLAN;
+
+        assertThat(three).doesNotContainKey("tollgate.enabled")
+                .containsEntry("tollgate.source", "static")
+                .containsEntry("tollgate.default-plan", BenchRoutes.THREE_LIMIT_PLAN)
+                .containsEntry(plan + "[0].scope", "each-route")
+                .containsEntry(plan + "[0].capacity", Long.toString(BenchRoutes.UNREACHED_CAPACITY))
+                .containsEntry(plan + "[1].scope", "tenant")
+                .containsEntry(plan + "[1].refill-per-second", Long.toString(BenchRoutes.UNREACHED_RATE))
+                .containsEntry(plan + "[2].scope", "tenant")
+                .containsEntry(plan + "[2].quota", "1000000000000")
+                .containsEntry(plan + "[2].period", "day")
+                .doesNotContainKey(plan + "[2].zone");
+        assertThat(java.util.List.of(three.get(plan + "[0].name"), three.get(plan + "[1].name"),
+                three.get(plan + "[2].name"))).containsExactlyElementsOf(BenchRoutes.THREE_LIMIT_NAMES);
+        // No rule of its own for any tenant: each group of limits comes from the plan.
+        assertThat(three.keySet()).noneMatch(key -> key.startsWith("tollgate.rules[")
+                || key.startsWith("tollgate.default-rule.") || key.startsWith("tollgate.tenant-plans."));
+    }
 }

@@ -8,6 +8,7 @@ import dev.tollgate.bench.metrics.DecisionSplit;
 import dev.tollgate.bench.metrics.TimeHistogram;
 import dev.tollgate.bench.scenario.ClusterAccuracy;
 import dev.tollgate.bench.scenario.CostCurve;
+import dev.tollgate.bench.scenario.DirectoryFootprint;
 import dev.tollgate.bench.scenario.HotKeyCost;
 import dev.tollgate.bench.scenario.LatencyRun;
 import dev.tollgate.bench.scenario.MicroResult;
@@ -34,6 +35,8 @@ class BenchmarkReportTest {
     private static final double RATE = 2000;
     private static final List<String> TARGETS =
             List.of(Targets.DIRECT, Targets.NO_LIMITER, Targets.TOLLGATE, Targets.BUILT_IN);
+    private static final List<String> SATURATION_TARGETS =
+            List.of(Targets.DIRECT, Targets.NO_LIMITER, Targets.TOLLGATE, Targets.BUILT_IN, Targets.TOLLGATE_THREE_LIMITS);
 
     @Test
     void addedLatencyIsTakenWithinEachRoundAndJudgedAgainstTheTargets(@TempDir Path docs) throws Exception {
@@ -52,20 +55,24 @@ class BenchmarkReportTest {
                 new Saturation.Run(1, Targets.NO_LIMITER, closed(4000), 0.1),
                 new Saturation.Run(Saturation.COLD, 1, Targets.TOLLGATE, closed(3000), 0.1, 600,
                         new DecisionSplit(2990, 0, 10, 10, 0, 0),
-                        new CommandCounts(Map.of("evalsha", 150L, "time", 150L, "hmget", 3000L)), 120),
+                        new CommandCounts(Map.of("evalsha", 150L, "time", 150L, "hmget", 3000L)), 120, 3000),
+                new Saturation.Run(Saturation.COLD, 1, Targets.TOLLGATE_THREE_LIMITS, closed(3500), 0.1, 650,
+                        new DecisionSplit(3500, 0, 0, 0, 0, 0),
+                        new CommandCounts(Map.of("evalsha", 175L, "time", 175L, "hmget", 10500L)), 150, 7000),
                 new Saturation.Run(1, Targets.BUILT_IN, closed(2000), 0.1),
                 new Saturation.Run(Saturation.HOT, 1, Targets.NO_LIMITER, closed(4000), 0.1, 500,
-                        DecisionSplit.NONE, new CommandCounts(Map.of()), 0),
+                        DecisionSplit.NONE, new CommandCounts(Map.of()), 0, 0),
                 new Saturation.Run(Saturation.HOT, 1, Targets.TOLLGATE, closed(3800), 0.1, 550,
                         new DecisionSplit(100, 3700, 0, 0, 80, 0),
-                        new CommandCounts(Map.of("evalsha", 180L)), 30));
+                        new CommandCounts(Map.of("evalsha", 180L)), 30, 900));
         SuiteResults results = results(latency, throughput, List.of(
                 leaseHit(120, 5, 20_000_000),
                 new MicroResult("LeaseHitBenchmark.leasingOff", "", 80, 10, "us/op",
                         Map.of("decisions", 40_000d, "redisCalls", 40_000d)),
                 new MicroResult("RedisRoundTripBenchmark.tryAcquire", "", 75, 5, "us/op"),
                 new MicroResult("RuleLoadBenchmark.buildRuleSet", "", 40, 2, "ms/op"),
-                new MicroResult("DirectoryLoadBenchmark.fullLoad", "", 640, 90, "ms/op")));
+                new MicroResult("DirectoryLoadBenchmark.fullLoad", "directory=rules", 640, 90, "ms/op"),
+                new MicroResult("DirectoryLoadBenchmark.fullLoad", "directory=plans", 300, 40, "ms/op")));
 
         Path file = BenchmarkReport.write(results, docs);
         String md = Files.readString(file);
@@ -86,8 +93,8 @@ class BenchmarkReportTest {
                         + " 0.75 × | **missed**, 0.75 × |")
                 .contains("| 1,000 parallel requests from 100 clients on one bucket of 50 admit at most 50 + what refilled"
                         + " | 51 admitted, at most 51.5")
-                .contains("| Tollgate | 3,000 | 75% | 200 µs | 50 | 40.0 ms | Redis 99.7 %, lease 0.0 %, fallback 0.33 % | 3,000 |")
-                .contains("| Tollgate | 3,800 | 95% | 145 µs | 47 | 7.9 ms | Redis 2.6 %, lease 97.4 %, fallback 0.00 % | 3,800 |")
+                .contains("| Tollgate | 3,000 | 75% | 200 µs | 50 | 40.0 ms | 20.0 µs | 1.0 µs | Redis 99.7 %, lease 0.0 %, fallback 0.33 % | 3,000 |")
+                .contains("| Tollgate | 3,800 | 95% | 145 µs | 47 | 7.9 ms | 5.0 µs | 0.2 µs | Redis 2.6 %, lease 97.4 %, fallback 0.00 % | 3,800 |")
                 .contains("| Tollgate | 1000 | 100 | 51 | 51.5 | 1.50 s | 0 | **met** |")
                 .contains("| 1,000 | 20 | batched | 12,000 | 400 | 3800 | 5.0 ms |")
                 .contains("+0.50 ms vs +1.50 ms")
@@ -99,7 +106,19 @@ class BenchmarkReportTest {
                 .contains("| decision from a lease already held (JMH, one thread) | 120 ns,"
                         + " 5 Redis calls in 20,000,000 decisions | — |")
                 .contains("| building a rule set of 100,000 rules (in memory) | 40.0 ms/op | — |")
-                .contains("| full load of 100,000 rules and 100,000 API keys from PostgreSQL | 640 ms/op | — |")
+                .contains("| full load of 100,000 rules and 100,000 API keys from PostgreSQL | 640 ms/op;"
+                        + " 42.0 MB of heap retained by the snapshot | — |")
+                .contains("| full load of 100,000 tenants on 3 plans (no rule rows) and 100,000 API keys from PostgreSQL"
+                        + " | 300 ms/op; 21.5 MB of heap retained by the snapshot | — |")
+                .contains("| throughput at saturation, cold tenants, 3 limits each (route bucket, tenant bucket, day quota)"
+                        + " | 3,500 req/s (88% of no limiter) | — |")
+                .contains("| Redis script time per request at saturation, cold tenants (`INFO commandstats`): 1 limit / 3 limits"
+                        + " | 1.0 µs (20.0 µs per call) / 2.0 µs (40.0 µs per call) | — |")
+                .contains("| Throughput at saturation with 1,000 cold tenants each under 3 limits (a bucket per route, a"
+                        + " tenant bucket, a day quota) ≥ 0.85 × no limiter | 3,500 vs 4,000 req/s: 0.88 ×"
+                        + " ([saturation](#throughput-at-saturation)) | **met** |")
+                .contains("| Tollgate, 3 limits | 3,500 | 88% | 186 µs | 50 | 42.9 ms | 40.0 µs | 2.0 µs |")
+                .contains("| no limiter | 4,000 | 100% | 125 µs | 0 | 0.0 ms | — | — | — | 4,000 |")
                 .contains("| A lease hit decides in memory, with no Redis call (at most 1 call per 1,000 decisions,"
                         + " lease calls included) | 120 ns per decision, 5 Redis calls in 20,000,000 decisions;"
                         + " leasing off: 80 µs and 1.00 call per decision | **met** |")
@@ -107,7 +126,8 @@ class BenchmarkReportTest {
                 .contains("| `LeaseHitBenchmark.leaseHit` | leasing store, one hot key, decision from a lease already"
                         + " held (real Redis lease source); 5 Redis calls in 20,000,000 decisions (measured iterations)"
                         + " | 120.000 ns/op |")
-                .contains("| `DirectoryLoadBenchmark.fullLoad` | full load from PostgreSQL")
+                .contains("| `DirectoryLoadBenchmark.fullLoad` (directory=rules) | full load from PostgreSQL")
+                .contains("| `DirectoryLoadBenchmark.fullLoad` (directory=plans) | full load from PostgreSQL")
                 .contains("| With leases a hot key costs ≤ 1 Redis call per 20 admitted requests | 150 script calls for"
                         + " 6,000 admitted: 1 per 40.0 ([hot key](#a-hot-key-with-token-leases)) | **met** |")
                 .contains("## A hot key with token leases")
@@ -227,7 +247,7 @@ class BenchmarkReportTest {
                                         List<MicroResult> micro, DecisionSplit accuracy, DecisionSplit hotKey) {
         return new SuiteResults(
                 new MachineInfo("2025-01-01 00:00 UTC", 2, "CPU", "24 GiB", "Linux", "Java 17", "redis-server 7", "0.1"),
-                0.05, "0.2", Duration.ofSeconds(300), plan(), TARGETS, List.of(RATE), RATE, micro, latency,
+                0.05, "0.2", Duration.ofSeconds(300), plan(), TARGETS, SATURATION_TARGETS, List.of(RATE), RATE, micro, latency,
                 List.of(new WarmUp.Result(Targets.TOLLGATE, 120_000, 5_000, 0.01, true),
                         new WarmUp.Result(Targets.BUILT_IN, 90_000, 2_500, 0.3, false)),
                 throughput,
@@ -240,7 +260,9 @@ class BenchmarkReportTest {
                         new DecisionSplit(1000, 0, 0, 0, 0, 0))),
                 List.of(new CostCurve.Point(CostCurve.BATCHED, 1000, 20, 12_000,
                         new CommandCounts(Map.of("evalsha", 4800L, "time", 4800L, "hmget", 12_000L, "hset", 12_000L,
-                                "pexpire", 12_000L, "eval", 0L)), 60)));
+                                "pexpire", 12_000L, "eval", 0L)), 60)),
+                List.of(new DirectoryFootprint.Result("rules", 42_000_000, 2000),
+                        new DirectoryFootprint.Result("plans", 21_500_000, 1500)));
     }
 
     private static SuitePlan plan() {
