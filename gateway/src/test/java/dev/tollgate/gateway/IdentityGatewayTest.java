@@ -7,6 +7,7 @@ import dev.tollgate.spring.tenant.TenantLookup;
 import dev.tollgate.spring.tenant.TenantResolver;
 import dev.tollgate.testkit.RedisServer;
 import dev.tollgate.testkit.TestUpstream;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -183,6 +184,7 @@ class IdentityGatewayTest {
 
     @Test
     void aBogusKeyFloodTurnsInto429sAfterTheBudgetWhileAWellKeyedTenantIsServed() {
+        double refusedBefore = refusedForFailures(proxied);
         int unauthorized = 0;
         int limited = 0;
         int served = 0;
@@ -207,6 +209,7 @@ class IdentityGatewayTest {
         }
         assertThat(unauthorized).as("the budget: 5 failures").isEqualTo(5);
         assertThat(limited).isEqualTo(195);
+        assertThat(refusedForFailures(proxied) - refusedBefore).as("tollgate.auth.failures.refused").isEqualTo(195);
         assertThat(served).isEqualTo(20);
         assertThat(firstLimited.headers().firstValue("Retry-After")).hasValue("120"); // 10 min / 5
         assertThat(firstLimited.headers().firstValue("Content-Type")).hasValue("application/problem+json");
@@ -270,5 +273,10 @@ class IdentityGatewayTest {
         assertThat(exists(bucket("anon:198.51.100.20/32", "sign-up"))).isTrue();
         assertThat(send(proxied, "POST", "/sign-up", "X-Api-Key", "a", "X-Api-Key", "b",
                 "X-Forwarded-For", "198.51.100.20").statusCode()).as("not even a repeated key").isEqualTo(200);
+    }
+
+    private static double refusedForFailures(RunningGateway gateway) {
+        return gateway.context().getBean(MeterRegistry.class)
+                .get("tollgate.auth.failures.refused").functionCounter().count();
     }
 }

@@ -62,6 +62,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -269,10 +270,17 @@ class RateLimitingConfiguration {
     /** Failed authentication per client address, on this instance ({@code tollgate.auth-failures.*}). */
     @Bean
     @ConditionalOnMissingBean
-    AuthFailureLimiter authFailureLimiter(IdentityProperties identity) {
+    AuthFailureLimiter authFailureLimiter(IdentityProperties identity, TollgateMeters meters) {
         IdentityProperties.AuthFailureProperties settings = identity.authFailures();
-        return new AuthFailureLimiter(settings.limit(), settings.period(), settings.maxAddresses(),
-                MonotonicClock.system());
+        AuthFailureLimiter limiter = new AuthFailureLimiter(settings.limit(), settings.period(),
+                settings.maxAddresses(), MonotonicClock.system());
+        FunctionCounter.builder("tollgate.auth.failures.refused", limiter, AuthFailureLimiter::refused)
+                .description("Requests answered 429 authentication-failures: their address was past its budget")
+                .register(meters.registry());
+        Gauge.builder("tollgate.auth.failures.addresses", limiter, AuthFailureLimiter::tracked)
+                .description("Client addresses with failed authentication tracked on this instance")
+                .register(meters.registry());
+        return limiter;
     }
 
     /**

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Counts failed authentications (401 answers) per client address group on this instance, and says
@@ -35,6 +36,7 @@ public final class AuthFailureLimiter {
     private final MonotonicClock clock;
     private final ConcurrentHashMap<String, AtomicLong> fullAt = new ConcurrentHashMap<>();
     private final AtomicInteger size = new AtomicInteger();
+    private final LongAdder refused = new LongAdder();
 
     /**
      * @param limit        failures an address may have in a burst (at least 1)
@@ -65,7 +67,11 @@ public final class AuthFailureLimiter {
             return 0; // being created: no failure counted yet
         }
         long wait = at - clock.nanoTime() - (periodNanos - intervalNanos);
-        return wait <= 0 ? 0 : (wait + 999_999) / 1_000_000;
+        if (wait <= 0) {
+            return 0;
+        }
+        refused.increment();
+        return (wait + 999_999) / 1_000_000;
     }
 
     /** Counts one failed authentication of {@code group}. */
@@ -100,5 +106,10 @@ public final class AuthFailureLimiter {
     /** Addresses tracked now. */
     public int tracked() {
         return size.get();
+    }
+
+    /** Requests refused so far because their address was past its budget ({@link #blockedForMillis} above 0). */
+    public long refused() {
+        return refused.sum();
     }
 }

@@ -26,6 +26,7 @@ class AuthFailureLimiterTest {
         assertThat(limiter.blockedForMillis("198.51.100.1/32")).isZero();
         limiter.failed("198.51.100.1/32");
         assertThat(limiter.blockedForMillis("198.51.100.1/32")).as("one more, then blocked again").isEqualTo(2_000);
+        assertThat(limiter.refused()).as("the answers that refused (tollgate.auth.failures.refused)").isEqualTo(3);
     }
 
     @Test
@@ -35,6 +36,7 @@ class AuthFailureLimiterTest {
             assertThat(limiter.blockedForMillis("198.51.100.1/32")).isZero();
             clock.advance(Duration.ofSeconds(2));
         }
+        assertThat(limiter.refused()).isZero();
     }
 
     @Test
