@@ -1,7 +1,6 @@
 package dev.tollgate.redis;
 
 import dev.tollgate.core.BucketLimits;
-import dev.tollgate.core.Decision;
 import dev.tollgate.core.RedisKeys;
 import dev.tollgate.core.TokenBucketMath;
 import dev.tollgate.core.WallClock;
@@ -520,46 +519,15 @@ public final class MultiLimitScript {
             int at = from + REPLY_HEAD + REPLY_PER_LIMIT * i;
             boolean room = reply[at] == 1;
             if (charge.limit().allowance() instanceof TokenBucket bucket) {
-                outcomes.add(bucketOutcome(charge, room, bucket.limits(charge.cost()), reply[at + 1], reply[at + 2]));
+                outcomes.add(LimitOutcome.ofBucket(charge, room, reply[at + 1], reply[at + 2], bucket.limits(charge.cost())));
             } else {
                 CalendarQuota quota = (CalendarQuota) charge.limit().allowance();
                 CalendarWindow window = new CalendarWindow(quota.period(), quota.zone(), reply[at + 2], reply[at + 3]);
-                outcomes.add(quotaOutcome(charge, room, quota, reply[at + 1], window, now));
+                outcomes.add(LimitOutcome.ofQuota(charge, room, reply[at + 1], quota, quota.quota(), window, now));
             }
         }
         return new MultiLimitDecision(reply[from] == 1, outcomes);
     }
 
-    /** A bucket holding {@code tokens} micro-tokens from {@code lag} ms after now on. */
-    private static LimitOutcome bucketOutcome(LimitCharge charge, boolean room, BucketLimits limits, long tokens,
-                                              long lag) {
-        long cost = limits.costMicros();
-        long retry;
-        if (!limits.costFits()) {
-            retry = Decision.NEVER;
-        } else if (tokens >= cost) {
-            retry = 0;
-        } else {
-            retry = lag + TokenBucketMath.ceilDiv(cost - tokens, limits.refillMicrosPerMilli());
-        }
-        long reset = lag + TokenBucketMath.millisUntil(tokens, limits.capacityMicros(), limits);
-        return new LimitOutcome(charge, room, tokens / BucketLimits.MICROS_PER_TOKEN, limits.capacityTokens(),
-                tokens / cost, retry, reset, null);
-    }
 
-    /** A quota that has counted {@code used} in {@code window}. */
-    private static LimitOutcome quotaOutcome(LimitCharge charge, boolean room, CalendarQuota quota, long used,
-                                             CalendarWindow window, long now) {
-        long left = Math.max(0, quota.quota() - used); // a quota lowered below its count has none left
-        long cost = charge.cost();
-        long retry;
-        if (cost > quota.quota()) {
-            retry = Decision.NEVER;
-        } else if (cost <= left) {
-            retry = 0;
-        } else {
-            retry = window.millisToEnd(now);
-        }
-        return new LimitOutcome(charge, room, left, quota.quota(), left / cost, retry, window.millisToEnd(now), window);
-    }
 }

@@ -1,7 +1,6 @@
 package dev.tollgate.core.limits;
 
 import dev.tollgate.core.BucketLimits;
-import dev.tollgate.core.Decision;
 import dev.tollgate.core.TokenBucketMath;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -171,25 +170,10 @@ public final class ReferenceLimitEvaluator {
         // is admitted; the stored one if not, since nothing is written and, until Redis's clock
         // passes it, nothing refills.
         return new Step(hasRoom, after,
-                bucketOutcome(charge, hasRoom, takenTo, ts - now, limits),
-                bucketOutcome(charge, hasRoom, tokens, Math.max(storedTs, now) - now, limits));
+                LimitOutcome.ofBucket(charge, hasRoom, takenTo, ts - now, limits),
+                LimitOutcome.ofBucket(charge, hasRoom, tokens, Math.max(storedTs, now) - now, limits));
     }
 
-    private static LimitOutcome bucketOutcome(LimitCharge charge, boolean hasRoom, long tokens, long lag,
-                                              BucketLimits limits) {
-        long cost = limits.costMicros();
-        long retry;
-        if (!limits.costFits()) {
-            retry = Decision.NEVER;
-        } else if (tokens >= cost) {
-            retry = 0;
-        } else {
-            retry = lag + TokenBucketMath.ceilDiv(cost - tokens, limits.refillMicrosPerMilli());
-        }
-        long reset = lag + TokenBucketMath.millisUntil(tokens, limits.capacityMicros(), limits);
-        return new LimitOutcome(charge, hasRoom, tokens / BucketLimits.MICROS_PER_TOKEN, limits.capacityTokens(),
-                tokens / cost, retry, reset, null);
-    }
 
     private static Step quotaStep(LimitCharge charge, CalendarQuota quota, int instances, LimitState before,
                                   long now, QuotaWindows windows) {
@@ -210,23 +194,8 @@ public final class ReferenceLimitEvaluator {
         long usedAfter = hasRoom ? used + cost : used;
         LimitState after = new LimitState.Quota(window.startMillis(), usedAfter);
         return new Step(hasRoom, after,
-                quotaOutcome(charge, hasRoom, usedAfter, quota, allowed, window, now),
-                quotaOutcome(charge, hasRoom, used, quota, allowed, window, now));
+                LimitOutcome.ofQuota(charge, hasRoom, usedAfter, quota, allowed, window, now),
+                LimitOutcome.ofQuota(charge, hasRoom, used, quota, allowed, window, now));
     }
 
-    private static LimitOutcome quotaOutcome(LimitCharge charge, boolean hasRoom, long used, CalendarQuota quota,
-                                             long allowed, CalendarWindow window, long now) {
-        long left = Math.max(0, allowed - used); // a quota lowered below its count has none left
-        long cost = charge.cost();
-        long retry;
-        if (cost > quota.quota()) {
-            retry = Decision.NEVER;
-        } else if (cost <= left) {
-            retry = 0;
-        } else {
-            retry = window.millisToEnd(now);
-        }
-        return new LimitOutcome(charge, hasRoom, left, allowed, left / cost, retry,
-                window.millisToEnd(now), window);
-    }
 }
