@@ -54,7 +54,7 @@ import java.util.concurrent.CompletableFuture;
 public final class MultiLimitScript {
 
     public static final String SCRIPT_RESOURCE = "dev/tollgate/redis/multi_limit.lua";
-    public static final LuaScript SCRIPT = LuaScript.fromResource(SCRIPT_RESOURCE);
+    public static final LuaScript SCRIPT = LuaScript.fromResources(RedisBucketStore.REFILL_RESOURCE, SCRIPT_RESOURCE);
 
     /** Calls for one request at most: the first, and retries with tables that cover what was missing. */
     static final int MAX_ATTEMPTS = 4;

@@ -1,6 +1,7 @@
--- Shared by token_bucket.lua, token_lease.lua and token_return.lua: LuaScript puts this text in
--- front of each of them when it loads them, so the three read a bucket the same way (the first two
--- refill it with refilled_bucket; a give-back only reads it, with stored_bucket).
+-- Shared by token_bucket.lua, token_lease.lua, token_return.lua and multi_limit.lua: LuaScript puts
+-- this text in front of each of them when it loads them, so they bring a bucket to now the same way
+-- (refill; the first two read and refill a bucket hash with refilled_bucket, a give-back only reads
+-- it with stored_bucket, multi_limit.lua refills its packed states with refill).
 -- The same steps as TokenBucketMath in tollgate-core; change both together.
 --
 -- A bucket is a hash with fields `tokens` (micro-tokens, an integer), `ts` (ms, the Redis TIME of
@@ -41,25 +42,12 @@ local function redis_now()
   return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
 
--- Reads the bucket at `key` and refills it to `now` (redis_now()). Returns:
---   tokens       micro-tokens in the bucket now (never above capacity)
---   ts           the timestamp to store with them (never moved backwards)
---   lag          ms until Redis's clock reaches ts (> 0 only after the clock stepped back)
---   fill_millis  ms an empty bucket takes to fill
---   xp           the expiry last given to the key (ms), nil when unknown or the bucket was missing
---                or corrupt (then it counts as full); for store_bucket
-local function refilled_bucket(key, capacity, rate, now)
-  local fill_millis = math.ceil(capacity / rate)
-
-  local tokens, ts, valid, xp = stored_bucket(key)
-  if not valid then
-    tokens = capacity
-    ts = now
-  end
+-- Brings a bucket that held `tokens` micro-tokens at `ts` to `now`. Returns the tokens (never above
+-- capacity) and the timestamp to store with them.
+local function refill(tokens, ts, capacity, rate, fill_millis, now)
   if tokens > capacity then
     tokens = capacity -- the capacity was lowered since the last write
   end
-
   -- The stored timestamp never moves backwards: if Redis's clock stepped back, nothing refills
   -- until it catches up, so a step back cannot mint tokens. The wait is bounded by one fill time:
   -- a bucket last written further ahead than that is treated as written one fill time from now.
@@ -75,6 +63,25 @@ local function refilled_bucket(key, capacity, rate, now)
     end
     ts = now
   end
+  return tokens, ts
+end
+
+-- Reads the bucket at `key` and refills it to `now` (redis_now()). Returns:
+--   tokens       micro-tokens in the bucket now (never above capacity)
+--   ts           the timestamp to store with them (never moved backwards)
+--   lag          ms until Redis's clock reaches ts (> 0 only after the clock stepped back)
+--   fill_millis  ms an empty bucket takes to fill
+--   xp           the expiry last given to the key (ms), nil when unknown or the bucket was missing
+--                or corrupt (then it counts as full); for store_bucket
+local function refilled_bucket(key, capacity, rate, now)
+  local fill_millis = math.ceil(capacity / rate)
+
+  local tokens, ts, valid, xp = stored_bucket(key)
+  if not valid then
+    tokens = capacity
+    ts = now
+  end
+  tokens, ts = refill(tokens, ts, capacity, rate, fill_millis, now)
   return tokens, ts, ts - now, fill_millis, xp
 end
 

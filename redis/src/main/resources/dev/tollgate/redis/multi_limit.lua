@@ -127,24 +127,10 @@ local function bucket_step(o, value)
   local tokens, stored_ts = capacity, now
   if type(value) == 'string' and #value == BUCKET_BYTES then
     tokens, stored_ts = unpack_struct(BUCKET_FORMAT, value)
-    if tokens > capacity then
-      tokens = capacity -- the capacity was lowered since the last write
-    end
   end
-  -- The time never moves back (a step back of Redis's clock mints nothing), bounded by one fill time.
-  local ts = stored_ts
-  if ts > now + fill_millis then
-    ts = now + fill_millis
-  end
-  if now > ts then
-    local elapsed = now - ts
-    if elapsed * rate >= capacity - tokens then
-      tokens = capacity
-    else
-      tokens = tokens + elapsed * rate
-    end
-    ts = now
-  end
+  -- bucket_refill.lua's steps: the time never moves back, bounded by one fill time.
+  local ts
+  tokens, ts = refill(tokens, stored_ts, capacity, rate, fill_millis, now)
   local room = cost <= tokens
   local after = room and tokens - cost or tokens
   L[o + 9] = room
