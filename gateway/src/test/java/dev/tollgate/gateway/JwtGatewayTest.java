@@ -2,6 +2,7 @@ package dev.tollgate.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tollgate.spring.identity.TokenIssuer;
 import dev.tollgate.testkit.RedisServer;
 import dev.tollgate.testkit.TestUpstream;
 import java.io.IOException;
