@@ -14,13 +14,10 @@ import dev.tollgate.core.limits.ReferenceLimitEvaluator.QuotaWindows;
 import dev.tollgate.core.limits.TokenBucket;
 import dev.tollgate.core.limits.WindowTable;
 import io.lettuce.core.cluster.SlotHash;
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,8 +35,9 @@ import java.util.concurrent.CompletableFuture;
  * as {@link RedisBucketStore} does) and decided in one call, up to {@value #MAX_BATCH} requests and 255
  * keys a call, one cluster slot a call (a tenant's keys share one). The script decides them one after
  * the other, each exactly as alone; one {@code TIME}, one {@code HMGET} and at most one {@code HSET}
- * per key serve the whole call. A request's limits travel packed (a struct format and its data), and
- * the script answers each limit's state, from which the outcome is worked out here.
+ * per key serve the whole call. The call's distinct limit definitions travel once, packed, and each
+ * request's limits as (state, definition) byte pairs; the script answers each limit's state, from
+ * which the outcome is worked out here.
  *
  * <p>Keys: per-route states (scopes {@code route} and {@code each-route}) are fields of
  * {@code rl:{tenant}:route}, the tenant-total states fields of {@code rl:{tenant}}; the field is the
@@ -67,12 +65,16 @@ public final class MultiLimitScript {
     public static final int MAX_LIMITS = 255;
     /** Distinct keys one call takes at most (the script reads a state's key index from one byte). */
     static final int MAX_KEYS = 255;
+    /** Distinct states (key and field) one call takes at most (a limit names its state in one byte). */
+    static final int MAX_STATES = 255;
+    /** Distinct limit definitions one call takes at most (a limit names its definition in one byte). */
+    static final int MAX_DEFINITIONS = 255;
 
     private static final byte KIND_BUCKET = 1;
     private static final byte KIND_FIXED = 2;
     private static final byte KIND_TABLE = 3;
-    private static final int REPLY_HEAD = 2;
-    private static final int REPLY_PER_LIMIT = 4;
+    private static final int REPLY_PER_BUCKET = 2;
+    private static final int REPLY_PER_QUOTA = 3;
     private static final long STALE = -1;
 
     private final ScriptCalls calls;
@@ -81,6 +83,7 @@ public final class MultiLimitScript {
     private final WallClock clock;
     private final Layout layout;
     private final EventLoopBatcher<Request> batcher;
+    private final LuaScript script;
 
     /**
      * Where a limit's state lives. The script takes any key and field, so this is the adapter's
@@ -112,6 +115,12 @@ public final class MultiLimitScript {
 
     private MultiLimitScript(ScriptCalls calls, QuotaWindows windows, boolean arithmeticWhereFixed,
                              WallClock clock, Layout layout, int waitTurns) {
+        this(calls, windows, arithmeticWhereFixed, clock, layout, waitTurns, SCRIPT);
+    }
+
+    private MultiLimitScript(ScriptCalls calls, QuotaWindows windows, boolean arithmeticWhereFixed,
+                             WallClock clock, Layout layout, int waitTurns, LuaScript script) {
+        this.script = Objects.requireNonNull(script, "script");
         this.calls = Objects.requireNonNull(calls, "calls");
         this.windows = Objects.requireNonNull(windows, "windows");
         this.arithmeticWhereFixed = arithmeticWhereFixed;
@@ -141,6 +150,15 @@ public final class MultiLimitScript {
      */
     public MultiLimitScript(ScriptCalls calls, Layout layout, int waitTurns) {
         this(calls, CalendarQuota::windowAt, true, WallClock.system(), layout, waitTurns);
+    }
+
+    /**
+     * As {@link #MultiLimitScript(ScriptCalls, Layout)}, running {@code script} (a variant of
+     * {@code multi_limit.lua} with the same arguments and reply) instead: for benchmarks comparing variants.
+     */
+    static MultiLimitScript running(LuaScript script, ScriptCalls calls, Layout layout) {
+        return new MultiLimitScript(calls, CalendarQuota::windowAt, true, WallClock.system(), layout,
+                RedisBucketStore.DEFAULT_WAIT_TURNS, script);
     }
 
     /**
@@ -258,18 +276,22 @@ public final class MultiLimitScript {
         /** Per charge, the instants its window table must cover (grows after stale answers). */
         long[][] cover;
         int attempt = 1;
-        /** The request's arguments in the call being built: struct format and packed data. */
-        byte[] format;
-        byte[] data;
-        /** Where in {@link #data} each limit's state index goes. */
-        final int[] stateOffsets;
+        /** Each charge's limit definition as the script reads it (see {@link #pack}), for the call being built. */
+        final byte[][] definitions;
+        /** Whether one state (key and field) is charged twice by this request. */
+        boolean repeats;
+        /** Each charge's state and definition in the call being built (the call's own numbering). */
+        final int[] states;
+        final int[] definitionIndexes;
 
         Request(List<LimitCharge> charges, String[] keys, String[] fields, long[][] cover) {
             this.charges = charges;
             this.keys = keys;
             this.fields = fields;
             this.cover = cover;
-            this.stateOffsets = new int[charges.size()];
+            this.definitions = new byte[charges.size()][];
+            this.states = new int[charges.size()];
+            this.definitionIndexes = new int[charges.size()];
         }
     }
 
@@ -285,7 +307,10 @@ public final class MultiLimitScript {
         bySlot.values().forEach(this::sendInCalls);
     }
 
-    /** Splits a batch (one slot) into calls of at most {@value #MAX_BATCH} requests and 255 keys. */
+    /**
+     * Splits a batch (one slot) into calls of at most {@value #MAX_BATCH} requests, 255 keys, 255
+     * states and 255 limit definitions.
+     */
     private void sendInCalls(List<Request> batch) {
         Call call = new Call();
         for (Request request : batch) {
@@ -308,16 +333,20 @@ public final class MultiLimitScript {
 
     /**
      * The arguments of one script call: the batch's distinct keys (KEYS), its distinct states (a key
-     * and a field each), and each request's packed limits. See {@code multi_limit.lua} for the layout.
+     * and a field each, a key's states one after the other), its distinct limit definitions, and each
+     * request's limits as (state, definition) pairs. See {@code multi_limit.lua} for the layout.
      */
     private final class Call {
 
         final List<Request> requests = new ArrayList<>();
         final Map<String, Integer> keyIndex = new LinkedHashMap<>();
+        /** key index - 1 -> its states' fields, in the order first seen (a state's number here: its position). */
+        final List<List<String>> keyStates = new ArrayList<>();
+        /** key + NUL + field -> the state's provisional number (key index * 256 + position). */
         final Map<String, Integer> stateIndex = new HashMap<>();
-        final ByteArrayOutputStream stateKeys = new ByteArrayOutputStream();
-        final List<byte[]> stateFields = new ArrayList<>();
-        int replyLength;
+        final Map<String, Integer> definitionIndex = new LinkedHashMap<>();
+        final List<byte[]> definitions = new ArrayList<>();
+        int limits;
 
         boolean fits(Request request) {
             if (requests.isEmpty()) {
@@ -327,78 +356,152 @@ public final class MultiLimitScript {
                 return false;
             }
             int newKeys = 0;
-            for (String key : request.keys) {
+            int newStates = 0;
+            int newDefinitions = 0;
+            for (int i = 0; i < request.keys.length; i++) {
+                String key = request.keys[i];
                 if (!keyIndex.containsKey(key)) {
-                    newKeys++; // may count a key twice: only ever too cautious
+                    newKeys++; // may count a key, state or definition twice: only ever too cautious
+                }
+                if (!stateIndex.containsKey(key + '\u0000' + request.fields[i])) {
+                    newStates++;
+                }
+                if (!definitionIndex.containsKey(definitionKey(request.definitions[i]))) {
+                    newDefinitions++;
                 }
             }
-            return keyIndex.size() + newKeys <= MAX_KEYS;
+            return keyIndex.size() + newKeys <= MAX_KEYS && stateIndex.size() + newStates <= MAX_STATES
+                    && definitions.size() + newDefinitions <= MAX_DEFINITIONS;
         }
 
         void add(Request request) {
             requests.add(request);
-            replyLength += REPLY_HEAD + REPLY_PER_LIMIT * request.charges.size();
-            ByteBuffer data = ByteBuffer.wrap(request.data);
+            limits += request.charges.size();
             for (int i = 0; i < request.keys.length; i++) {
                 String key = request.keys[i];
                 Integer ki = keyIndex.get(key);
                 if (ki == null) {
                     ki = keyIndex.size() + 1;
                     keyIndex.put(key, ki);
+                    keyStates.add(new ArrayList<>());
                 }
                 String state = key + '\u0000' + request.fields[i];
                 Integer si = stateIndex.get(state);
                 if (si == null) {
-                    si = stateIndex.size() + 1;
+                    List<String> fields = keyStates.get(ki - 1);
+                    si = ki * 256 + fields.size();
+                    fields.add(request.fields[i]);
                     stateIndex.put(state, si);
-                    stateKeys.write(ki);
-                    stateFields.add(request.fields[i].getBytes(StandardCharsets.UTF_8));
                 }
-                data.putShort(request.stateOffsets[i], (short) (int) si);
+                request.states[i] = si;
+                String definition = definitionKey(request.definitions[i]);
+                Integer di = definitionIndex.get(definition);
+                if (di == null) {
+                    di = definitions.size() + 1;
+                    definitionIndex.put(definition, di);
+                    definitions.add(request.definitions[i]);
+                }
+                request.definitionIndexes[i] = di;
             }
         }
 
         void send() {
             List<Request> sent = List.copyOf(requests);
             String[] keys = keyIndex.keySet().toArray(String[]::new);
-            byte[][] args = new byte[1 + stateFields.size() + 2 * sent.size()][];
-            args[0] = stateKeys.toByteArray();
-            int at = 1;
-            for (byte[] field : stateFields) {
+            // The states numbered a key's one after the other, as the script reads them.
+            int[] firstState = new int[keys.length + 1];
+            byte[] stateKeys = new byte[stateIndex.size()];
+            List<byte[]> fields = new ArrayList<>(stateIndex.size());
+            for (int k = 0; k < keys.length; k++) {
+                firstState[k + 1] = fields.size() + 1;
+                for (String field : keyStates.get(k)) {
+                    stateKeys[fields.size()] = (byte) (k + 1);
+                    fields.add(field.getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            byte[] limitBytes = new byte[2 * sent.size() + 2 * limits];
+            int b = 0;
+            for (Request request : sent) {
+                limitBytes[b++] = (byte) request.charges.size();
+                limitBytes[b++] = (byte) (request.repeats ? 1 : 0);
+                for (int i = 0; i < request.states.length; i++) {
+                    int provisional = request.states[i];
+                    limitBytes[b++] = (byte) (firstState[provisional / 256] + provisional % 256);
+                    limitBytes[b++] = (byte) request.definitionIndexes[i];
+                }
+            }
+            byte[][] args = new byte[2 + fields.size() + definitions.size()][];
+            int at = 0;
+            args[at++] = stateKeys;
+            for (byte[] field : fields) {
                 args[at++] = field;
             }
-            for (Request request : sent) {
-                args[at++] = request.format;
-                args[at++] = request.data;
+            args[at++] = limitBytes;
+            for (byte[] definition : definitions) {
+                args[at++] = definition;
             }
-            int expected = replyLength;
-            calls.call(SCRIPT, keys, args).whenComplete((reply, error) -> replied(sent, expected, reply, error));
+            calls.call(script, keys, args).whenComplete((reply, error) -> replied(sent, reply, error));
         }
     }
 
-    private void replied(List<Request> requests, int expected, long[] reply, Throwable error) {
-        if (error == null && (reply == null || reply.length != expected)) {
-            error = new IllegalStateException("the multi-limit script answered " + (reply == null ? "nothing"
-                    : reply.length + " integers") + " where " + expected + " were due");
+    /** A definition's bytes as a map key (one char per byte). */
+    private static String definitionKey(byte[] definition) {
+        return new String(definition, StandardCharsets.ISO_8859_1);
+    }
+
+    private void replied(List<Request> requests, long[] reply, Throwable error) {
+        int[] starts = new int[requests.size()];
+        if (error == null) {
+            error = checkLength(requests, reply, starts);
         }
-        int at = 0;
-        for (Request request : requests) {
-            int n = request.charges.size();
+        for (int r = 0; r < requests.size(); r++) {
+            Request request = requests.get(r);
             if (error != null) {
                 request.completeExceptionally(ScriptCalls.failureOf(error));
                 continue;
             }
+            int at = starts[r];
             try {
                 if (reply[at] == STALE) {
-                    retry(request, reply[at + 1], (int) reply[at + 2] - 1, reply[at + 3]);
+                    retry(request, reply[0], (int) reply[at + 1] - 1, reply[at + 2]);
                 } else {
-                    request.complete(new Reply(reply[at + 1], decision(request.charges, reply, at), request.attempt));
+                    request.complete(new Reply(reply[0], decision(request.charges, reply, at), request.attempt));
                 }
             } catch (RuntimeException e) {
                 request.completeExceptionally(e);
             }
-            at += REPLY_HEAD + REPLY_PER_LIMIT * n;
         }
+    }
+
+    /**
+     * Finds where each request's answer starts (the reply's first integer is Redis's clock, then each
+     * request's answer: see {@code multi_limit.lua}); an error if the reply is not as long as they say.
+     */
+    private static IllegalStateException checkLength(List<Request> requests, long[] reply, int[] starts) {
+        int at = 1;
+        for (int r = 0; r < requests.size(); r++) {
+            starts[r] = at;
+            if (reply == null || at >= reply.length) {
+                break;
+            }
+            long head = reply[at];
+            if (head == STALE) {
+                at += 3;
+                continue;
+            }
+            if (head < 0 || head > 2L * MAX_LIMITS + 1) {
+                return new IllegalStateException("the multi-limit script answered " + head + " for a request's head");
+            }
+            at += 1 + (int) (head >> 1);
+            for (LimitCharge charge : requests.get(r).charges) {
+                at += charge.limit().allowance() instanceof TokenBucket ? REPLY_PER_BUCKET : REPLY_PER_QUOTA;
+            }
+        }
+        if (reply == null || at != reply.length) {
+            return new IllegalStateException("the multi-limit script answered " + (reply == null ? "nothing"
+                    : reply.length + " integers") + " where " + at + " or more were due");
+        }
+        return null;
     }
 
     /**
@@ -421,59 +524,44 @@ public final class MultiLimitScript {
     }
 
     /**
-     * Packs a request's limits (struct format and data, see {@code multi_limit.lua}); each limit's
-     * state index is filled in when the request joins a call.
+     * Works out each limit's definition as the script reads it ({@code >BBdddd}: kind, shadow, four
+     * parameters, then a window table's boundaries, big-endian), and whether a state repeats.
      */
     private void pack(Request request) {
         List<LimitCharge> charges = request.charges;
-        StringBuilder format = new StringBuilder(">B");
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 * charges.size());
-        DataOutputStream data = new DataOutputStream(bytes); // big-endian, as the script reads
-        try {
-            data.writeByte(charges.size());
-            for (int i = 0; i < charges.size(); i++) {
-                LimitCharge charge = charges.get(i);
-                int shadow = charge.limit().shadow() ? 1 : 0;
-                request.stateOffsets[i] = data.size();
-                data.writeShort(0); // the state index, once the request joins a call
-                if (charge.limit().allowance() instanceof TokenBucket bucket) {
-                    BucketLimits limits = bucket.limits(charge.cost());
-                    format.append("HBBdddd");
-                    data.writeByte(KIND_BUCKET);
-                    data.writeByte(shadow);
-                    data.writeDouble(limits.capacityMicros());
-                    data.writeDouble(limits.refillMicrosPerMilli());
-                    data.writeDouble(limits.costMicros());
-                    data.writeDouble(limits.millisToFill());
-                    continue;
-                }
-                CalendarQuota quota = (CalendarQuota) charge.limit().allowance();
-                if (arithmeticWhereFixed && WindowTable.isArithmetic(quota.period(), quota.zone())) {
-                    format.append("HBBdddd");
-                    data.writeByte(KIND_FIXED);
-                    data.writeByte(shadow);
-                    data.writeDouble(quota.quota());
-                    data.writeDouble(charge.cost());
-                    data.writeDouble(quota.period().fixedMillis());
-                    data.writeDouble(WindowTable.fixedOffsetSeconds(quota.zone()) * 1000L);
-                } else {
-                    long[] bounds = boundaries(quota, request.cover[i][0], request.cover[i][1]);
-                    format.append("HBBddH").append("d".repeat(bounds.length));
-                    data.writeByte(KIND_TABLE);
-                    data.writeByte(shadow);
-                    data.writeDouble(quota.quota());
-                    data.writeDouble(charge.cost());
-                    data.writeShort(bounds.length);
-                    for (long bound : bounds) {
-                        data.writeDouble(bound);
-                    }
-                }
+        boolean repeats = false;
+        for (int i = 0; i < charges.size(); i++) {
+            LimitCharge charge = charges.get(i);
+            for (int j = 0; j < i && !repeats; j++) {
+                repeats = request.keys[j].equals(request.keys[i]) && request.fields[j].equals(request.fields[i]);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot happen: writes to memory", e);
+            byte shadow = (byte) (charge.limit().shadow() ? 1 : 0);
+            if (charge.limit().allowance() instanceof TokenBucket bucket) {
+                BucketLimits limits = bucket.limits(charge.cost());
+                request.definitions[i] = definition(KIND_BUCKET, shadow, limits.capacityMicros(),
+                        limits.refillMicrosPerMilli(), limits.costMicros(), limits.millisToFill());
+                continue;
+            }
+            CalendarQuota quota = (CalendarQuota) charge.limit().allowance();
+            if (arithmeticWhereFixed && WindowTable.isArithmetic(quota.period(), quota.zone())) {
+                request.definitions[i] = definition(KIND_FIXED, shadow, quota.quota(), charge.cost(),
+                        quota.period().fixedMillis(), WindowTable.fixedOffsetSeconds(quota.zone()) * 1000L);
+            } else {
+                long[] bounds = boundaries(quota, request.cover[i][0], request.cover[i][1]);
+                request.definitions[i] = definition(KIND_TABLE, shadow, quota.quota(), charge.cost(), bounds.length, 0,
+                        bounds);
+            }
         }
-        request.format = format.toString().getBytes(StandardCharsets.US_ASCII);
-        request.data = bytes.toByteArray();
+        request.repeats = repeats;
+    }
+
+    private static byte[] definition(byte kind, byte shadow, long p1, long p2, long p3, long p4, long... bounds) {
+        ByteBuffer bytes = ByteBuffer.allocate(2 + 8 * (4 + bounds.length)); // big-endian, as the script reads
+        bytes.put(kind).put(shadow).putDouble(p1).putDouble(p2).putDouble(p3).putDouble(p4);
+        for (long bound : bounds) {
+            bytes.putDouble(bound);
+        }
+        return bytes.array();
     }
 
     /**
@@ -503,31 +591,43 @@ public final class MultiLimitScript {
     }
 
     /**
-     * The decision of a request whose reply starts at {@code from}: the script reports each limit's
-     * state (as left if admitted, as found if not), and the outcome is worked out here with the
-     * reference's arithmetic ({@link TokenBucketMath}, the window's end), exactly as it would.
+     * The decision of a request whose answer starts at {@code from} (the head: 2 x the limits without
+     * room + admitted, then each limit's state, as left if admitted, as found if not: bucket
+     * micro-tokens and lag, quota count, window start and end; then the positions of the limits
+     * without room). The outcome is worked out here with the reference's arithmetic
+     * ({@link TokenBucketMath}, the window's end), exactly as it would.
      */
     private static MultiLimitDecision decision(List<LimitCharge> charges, long[] reply, int from) {
         int n = charges.size();
-        if (reply[from] != 0 && reply[from] != 1) {
-            throw new IllegalStateException("the multi-limit script answered " + reply[from] + " for admitted");
+        long head = reply[from];
+        long now = reply[0];
+        boolean[] room = new boolean[n];
+        Arrays.fill(room, true);
+        int at = from + 1;
+        int[] starts = new int[n];
+        for (int i = 0; i < n; i++) {
+            starts[i] = at;
+            at += charges.get(i).limit().allowance() instanceof TokenBucket ? REPLY_PER_BUCKET : REPLY_PER_QUOTA;
         }
-        long now = reply[from + 1];
+        for (int j = 0; j < (int) (head >> 1); j++) {
+            long limit = reply[at + j];
+            if (limit < 1 || limit > n) {
+                throw new IllegalStateException("the multi-limit script answered " + limit + " for a limit without room");
+            }
+            room[(int) limit - 1] = false;
+        }
         List<LimitOutcome> outcomes = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             LimitCharge charge = charges.get(i);
-            int at = from + REPLY_HEAD + REPLY_PER_LIMIT * i;
-            boolean room = reply[at] == 1;
+            int p = starts[i];
             if (charge.limit().allowance() instanceof TokenBucket bucket) {
-                outcomes.add(LimitOutcome.ofBucket(charge, room, reply[at + 1], reply[at + 2], bucket.limits(charge.cost())));
+                outcomes.add(LimitOutcome.ofBucket(charge, room[i], reply[p], reply[p + 1], bucket.limits(charge.cost())));
             } else {
                 CalendarQuota quota = (CalendarQuota) charge.limit().allowance();
-                CalendarWindow window = new CalendarWindow(quota.period(), quota.zone(), reply[at + 2], reply[at + 3]);
-                outcomes.add(LimitOutcome.ofQuota(charge, room, reply[at + 1], quota, quota.quota(), window, now));
+                CalendarWindow window = new CalendarWindow(quota.period(), quota.zone(), reply[p + 1], reply[p + 2]);
+                outcomes.add(LimitOutcome.ofQuota(charge, room[i], reply[p], quota, quota.quota(), window, now));
             }
         }
-        return new MultiLimitDecision(reply[from] == 1, outcomes);
+        return new MultiLimitDecision((head & 1) == 1, outcomes);
     }
-
-
 }
