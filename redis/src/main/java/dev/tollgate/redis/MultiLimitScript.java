@@ -14,6 +14,7 @@ import dev.tollgate.core.limits.ReferenceLimitEvaluator.QuotaWindows;
 import dev.tollgate.core.limits.TokenBucket;
 import dev.tollgate.core.limits.WindowTable;
 import io.lettuce.core.cluster.SlotHash;
+import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -73,6 +74,9 @@ public final class MultiLimitScript {
     private static final byte KIND_BUCKET = 1;
     private static final byte KIND_FIXED = 2;
     private static final byte KIND_TABLE = 3;
+    /** A limit definition's struct format (without the byte order) and length. */
+    private static final String DEFINITION_FORMAT = "BBdddd";
+    private static final int DEFINITION_BYTES = 2 + 4 * 8;
     private static final int REPLY_PER_BUCKET = 2;
     private static final int REPLY_PER_QUOTA = 3;
     private static final long STALE = -1;
@@ -278,6 +282,8 @@ public final class MultiLimitScript {
         int attempt = 1;
         /** Each charge's limit definition as the script reads it (see {@link #pack}), for the call being built. */
         final byte[][] definitions;
+        /** Each charge's window table (its boundaries as the script reads them), null for other limits. */
+        final byte[][] tables;
         /** Whether one state (key and field) is charged twice by this request. */
         boolean repeats;
         /** Each charge's state and definition in the call being built (the call's own numbering). */
@@ -290,6 +296,7 @@ public final class MultiLimitScript {
             this.fields = fields;
             this.cover = cover;
             this.definitions = new byte[charges.size()][];
+            this.tables = new byte[charges.size()][];
             this.states = new int[charges.size()];
             this.definitionIndexes = new int[charges.size()];
         }
@@ -345,7 +352,9 @@ public final class MultiLimitScript {
         /** key + NUL + field -> the state's provisional number (key index * 256 + position). */
         final Map<String, Integer> stateIndex = new HashMap<>();
         final Map<String, Integer> definitionIndex = new LinkedHashMap<>();
-        final List<byte[]> definitions = new ArrayList<>();
+        final ByteArrayOutputStream definitions = new ByteArrayOutputStream();
+        int definitionCount;
+        final List<byte[]> tables = new ArrayList<>();
         int limits;
 
         boolean fits(Request request) {
@@ -366,12 +375,12 @@ public final class MultiLimitScript {
                 if (!stateIndex.containsKey(key + '\u0000' + request.fields[i])) {
                     newStates++;
                 }
-                if (!definitionIndex.containsKey(definitionKey(request.definitions[i]))) {
+                if (!definitionIndex.containsKey(definitionKey(request, i))) {
                     newDefinitions++;
                 }
             }
             return keyIndex.size() + newKeys <= MAX_KEYS && stateIndex.size() + newStates <= MAX_STATES
-                    && definitions.size() + newDefinitions <= MAX_DEFINITIONS;
+                    && definitionCount + newDefinitions <= MAX_DEFINITIONS;
         }
 
         void add(Request request) {
@@ -394,12 +403,18 @@ public final class MultiLimitScript {
                     stateIndex.put(state, si);
                 }
                 request.states[i] = si;
-                String definition = definitionKey(request.definitions[i]);
+                String definition = definitionKey(request, i);
                 Integer di = definitionIndex.get(definition);
                 if (di == null) {
-                    di = definitions.size() + 1;
+                    di = ++definitionCount;
                     definitionIndex.put(definition, di);
-                    definitions.add(request.definitions[i]);
+                    byte[] bytes = request.definitions[i];
+                    if (request.tables[i] != null) {
+                        tables.add(request.tables[i]);
+                        bytes = bytes.clone();
+                        ByteBuffer.wrap(bytes).putDouble(DEFINITION_BYTES - 8, tables.size()); // which table: p4
+                    }
+                    definitions.writeBytes(bytes);
                 }
                 request.definitionIndexes[i] = di;
             }
@@ -430,23 +445,26 @@ public final class MultiLimitScript {
                     limitBytes[b++] = (byte) request.definitionIndexes[i];
                 }
             }
-            byte[][] args = new byte[2 + fields.size() + definitions.size()][];
+            byte[][] args = new byte[4 + fields.size() + tables.size()][];
             int at = 0;
             args[at++] = stateKeys;
             for (byte[] field : fields) {
                 args[at++] = field;
             }
             args[at++] = limitBytes;
-            for (byte[] definition : definitions) {
-                args[at++] = definition;
+            args[at++] = (">" + DEFINITION_FORMAT.repeat(definitionCount)).getBytes(StandardCharsets.US_ASCII);
+            args[at++] = definitions.toByteArray();
+            for (byte[] table : tables) {
+                args[at++] = table;
             }
             calls.call(script, keys, args).whenComplete((reply, error) -> replied(sent, reply, error));
         }
     }
 
-    /** A definition's bytes as a map key (one char per byte). */
-    private static String definitionKey(byte[] definition) {
-        return new String(definition, StandardCharsets.ISO_8859_1);
+    /** A charge's definition (and window table) as a map key, one char per byte. */
+    private static String definitionKey(Request request, int i) {
+        String key = new String(request.definitions[i], StandardCharsets.ISO_8859_1);
+        return request.tables[i] == null ? key : key + new String(request.tables[i], StandardCharsets.ISO_8859_1);
     }
 
     private void replied(List<Request> requests, long[] reply, Throwable error) {
@@ -524,8 +542,9 @@ public final class MultiLimitScript {
     }
 
     /**
-     * Works out each limit's definition as the script reads it ({@code >BBdddd}: kind, shadow, four
-     * parameters, then a window table's boundaries, big-endian), and whether a state repeats.
+     * Works out each limit's definition as the script reads it ({@value #DEFINITION_FORMAT}, big-endian:
+     * kind, shadow, four parameters; a window table's boundaries apart, its definition saying how many
+     * and, once in a call, which table), and whether a state repeats.
      */
     private void pack(Request request) {
         List<LimitCharge> charges = request.charges;
@@ -548,19 +567,22 @@ public final class MultiLimitScript {
                         quota.period().fixedMillis(), WindowTable.fixedOffsetSeconds(quota.zone()) * 1000L);
             } else {
                 long[] bounds = boundaries(quota, request.cover[i][0], request.cover[i][1]);
-                request.definitions[i] = definition(KIND_TABLE, shadow, quota.quota(), charge.cost(), bounds.length, 0,
-                        bounds);
+                request.definitions[i] = definition(KIND_TABLE, shadow, quota.quota(), charge.cost(), bounds.length, 0);
+                ByteBuffer table = ByteBuffer.allocate(8 * bounds.length); // big-endian, as the script reads
+                for (long bound : bounds) {
+                    table.putDouble(bound);
+                }
+                request.tables[i] = table.array();
+                continue;
             }
+            request.tables[i] = null;
         }
         request.repeats = repeats;
     }
 
-    private static byte[] definition(byte kind, byte shadow, long p1, long p2, long p3, long p4, long... bounds) {
-        ByteBuffer bytes = ByteBuffer.allocate(2 + 8 * (4 + bounds.length)); // big-endian, as the script reads
+    private static byte[] definition(byte kind, byte shadow, long p1, long p2, long p3, long p4) {
+        ByteBuffer bytes = ByteBuffer.allocate(DEFINITION_BYTES); // big-endian, as the script reads
         bytes.put(kind).put(shadow).putDouble(p1).putDouble(p2).putDouble(p3).putDouble(p4);
-        for (long bound : bounds) {
-            bytes.putDouble(bound);
-        }
         return bytes.array();
     }
 

@@ -22,15 +22,17 @@
 -- ARGV[1 + s]         state s's field (the limit's name), s = 1 .. S (S = #ARGV[1], at most 255)
 -- ARGV[S + 2]         the requests, one byte each: n (its limits), repeats (1 if a state is charged
 --                     twice, else 0), then per limit, in the request's order: its state and its definition
--- ARGV[S + 2 + d]     definition d (at most 255; requests of one plan share them), struct '>BBdddd' then
---                     any boundaries: kind (1 bucket, 2 fixed windows, 3 window table), shadow (1|0), then
+-- ARGV[S + 3]         the definitions' struct format: '>' and 'BBdddd' per definition (at most 255)
+-- ARGV[S + 4]         the definitions (requests of one plan share them), read by one struct.unpack: kind
+--                     (1 bucket, 2 fixed windows, 3 window table), shadow (1|0), then four doubles (exact
+--                     for these integers):
 --   kind 1 (bucket)     capacity (micro-tokens), refill rate (micro-tokens per ms), cost (micro-tokens),
 --                       fill time (ms, ceil(capacity / rate))
 --   kind 2 (fixed)      quota, cost, unit ms, offset ms: windows of fixed length, computed here (UTC or a
 --                       fixed offset; minute, hour, day): floor((t + offset) / unit) * unit - offset
---   kind 3 (table)      quota, cost, m, 0, then m window boundaries (ms, increasing): windows sent by the
---                       gateway (months, zones with clock changes; tests send short synthetic ones)
---                     (d: IEEE doubles, exact for these integers)
+--   kind 3 (table)      quota, cost, m, t: windows sent by the gateway (months, zones with clock changes;
+--                       tests send short synthetic ones), m boundaries in ARGV[S + 4 + t]
+-- ARGV[S + 4 + t]     window table t: its boundaries, doubles (ms, increasing), read when first used
 --
 -- Reply (integers): now (ms, Redis's clock), then per request in order:
 --   decided         2k + admitted (1|0), k the number of its limits without room; then per limit the state
@@ -47,7 +49,6 @@ local BUCKET_FORMAT, BUCKET_BYTES = '>I7I6', 13
 local QUOTA_FORMAT, QUOTA_BYTES = '>I6I5', 11
 local XP_FIELD = '_xp'
 local KIND_BUCKET, KIND_FIXED = 1, 2
-local DEFINITION_FORMAT = '>BBdddd'
 -- Covers the difference between the script's TIME and the clock Redis expires keys by.
 local EXPIRY_MARGIN_MILLIS = 2
 
@@ -60,14 +61,18 @@ local byte = string.byte
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
 
+-- A call's fixed cost counts as much as its decisions' (most calls carry a few requests): every table
+-- and closure made here is made on every call, so there are few of either; each table below holds
+-- several values per index, at fixed offsets, and the requests are decided in the main chunk.
+
 -- The states, a key's one after the other: one HMGET per key, of its _xp and its states' fields
--- (straight from ARGV).
+-- (straight from ARGV). current: state index -> its value now (as stored, then as admitted requests
+-- left it). K: key index ki -> at 3ki - 2 its first state, 3ki - 1 its last, 3ki the expiry last set
+-- (_xp) if readable (WRONGTYPE: not a hash, ours to replace on admission only).
 local state_key = { byte(ARGV[1], 1, -1) }
 local nstates = #state_key
-local current = {} -- state index -> its value now (as stored, then as admitted requests left it)
-local firsts, lasts = {}, {} -- key index -> its first and last state index
-local xps = {}     -- key index -> the expiry last set (_xp), if readable; WRONGTYPE: not a hash, ours to
-                   -- replace on admission only
+local current = {}
+local K = {}
 local WRONGTYPE = -1
 local s = 1
 while s <= nstates do
@@ -76,17 +81,17 @@ while s <= nstates do
   while e < nstates and state_key[e + 1] == ki do
     e = e + 1
   end
-  if firsts[ki] ~= nil then
+  if K[3 * ki - 2] ~= nil then
     return redis.error_reply('multi_limit.lua: the states of a key must be sent together')
   end
-  firsts[ki], lasts[ki] = s, e
+  K[3 * ki - 2], K[3 * ki - 1] = s, e
   local got = redis.pcall('HMGET', KEYS[ki], XP_FIELD, unpack(ARGV, s + 1, e + 1))
   if got.err then
-    xps[ki] = WRONGTYPE
+    K[3 * ki] = WRONGTYPE
   else
     local xp = tonumber(got[1])
     if xp ~= nil and xp == xp and xp >= 0 and xp ~= math.huge then
-      xps[ki] = xp
+      K[3 * ki] = xp
     end
     for j = s, e do
       current[j] = got[j - s + 2]
@@ -95,15 +100,18 @@ while s <= nstates do
   s = e + 1
 end
 
--- The call's limit definitions (the requests of one plan share them), read once.
-local DK, DS, D1, D2, D3, D4, DB = {}, {}, {}, {}, {}, {}, {}
-for d = 1, #ARGV - nstates - 2 do
-  local def = ARGV[nstates + 2 + d]
-  local kind, shadow, p1, p2, p3, p4, pos = unpack_struct(DEFINITION_FORMAT, def)
-  DK[d], DS[d], D1[d], D2[d], D3[d], D4[d] = kind, shadow == 1, p1, p2, p3, p4
-  if kind ~= KIND_BUCKET and kind ~= KIND_FIXED then
-    DB[d] = { unpack_struct('>' .. string.rep('d', p3), def, pos) }
+-- The call's limit definitions (the requests of one plan share them), read at once: definition d at
+-- 6d - 5 .. 6d: kind, shadow (1|0), four parameters. A window table's boundaries are read when used.
+local D = { unpack_struct(ARGV[nstates + 3], ARGV[nstates + 4]) }
+local DB = nil
+local function window_table(d)
+  DB = DB or {}
+  local bounds = DB[d]
+  if bounds == nil then
+    bounds = { unpack_struct('>' .. string.rep('d', D[6 * d - 1]), ARGV[nstates + 4 + D[6 * d]]) }
+    DB[d] = bounds
   end
+  return bounds
 end
 
 -- The requests' bytes, read at once (in slices the Lua stack can hold).
@@ -133,53 +141,44 @@ end
 
 local reply = { now }
 local nreply = 1
--- State index -> the instant it matters until and the expiry it asks for, once an admitted
--- request changed it (then it is written).
-local state_need, state_expiry = {}, {}
--- The limits of the request being decided, in arrays reused from request to request (index: the
--- limit's position in the request): no table per limit or per request.
-local LS, LV, LN, LE = {}, {}, {}, {} -- state index, value to write, needed until, expiry asked
-local LP, U1, U2 = {}, {}, {}          -- reply position of the limit's first value; its values if rejected
-local roomless = {}
+-- N: state index st -> at 2st - 1 the instant it matters until, at 2st the expiry it asks for, once an
+-- admitted request changed it (then it is written).
+local N = {}
+-- L: the limits of the request being decided, reused from request to request: limit i at 4i - 3 ..
+-- 4i: its state, the value it leaves it in, the instant that matters until, the expiry it asks for.
+local L = {}
+local roomless = nil
 
--- The answer for the request at `at` (n limits, answer from `head`, values written up to `r`) whose
--- limit i has no window for instant t: nothing decided, nothing taken; the values already written are
--- taken back (the reply ends at its first nil).
-local function stale(at, n, head, r, i, t)
-  reply[head], reply[head + 1], reply[head + 2] = -1, i, t
-  for j = head + 3, r do
-    reply[j] = nil
-  end
-  nreply = head + 2
-  return at + 2 + 2 * n
-end
-
--- One request: its limits worked out in order (a state charged twice sees the first charge's take),
--- kept only if every enforced limit has room. Returns where the next request's bytes start.
-local function decide(at)
+-- The requests, one after the other: each one's limits worked out in order (a state charged twice sees
+-- the first charge's take), kept only if every enforced limit has room.
+local at = 1
+local nbytes = #B
+while at <= nbytes do
   local n, repeats = B[at], B[at + 1]
   local head = nreply + 1
   local r = head
   local k = 0
   local admitted = true
+  local stale_limit, stale_at = nil, nil
   for i = 1, n do
     local st, d = B[at + 2 * i], B[at + 2 * i + 1]
-    LS[i] = st
+    local o = 4 * i - 4
+    L[o + 1] = st
     local value = current[st]
     if repeats == 1 then
       -- A state an earlier limit of this request charged is seen as that limit left it.
-      for p = i - 1, 1, -1 do
-        if LS[p] == st then
-          value = LV[p]
+      for p = o - 4, 0, -4 do
+        if L[p + 1] == st then
+          value = L[p + 2]
           break
         end
       end
     end
-    local kind = DK[d]
+    local dd = 6 * d - 6
+    local kind = D[dd + 1]
     local room
-    LP[i] = r + 1
     if kind == KIND_BUCKET then
-      local capacity, rate, cost, fill_millis = D1[d], D2[d], D3[d], D4[d]
+      local capacity, rate, cost, fill_millis = D[dd + 3], D[dd + 4], D[dd + 5], D[dd + 6]
       local tokens, stored_ts = capacity, now
       if value and #value == BUCKET_BYTES then
         tokens, stored_ts = unpack_struct(BUCKET_FORMAT, value)
@@ -189,31 +188,29 @@ local function decide(at)
       tokens, ts = refill(tokens, stored_ts, capacity, rate, fill_millis, now)
       room = cost <= tokens
       local after = room and tokens - cost or tokens
-      LV[i] = pack_struct(BUCKET_FORMAT, after, ts)
-      -- Admitted, waits count from the time written; rejected, nothing is written and nothing
-      -- refills before Redis's clock passes the stored time.
+      -- Admitted, waits count from the time written (rejected: see below).
       reply[r + 1], reply[r + 2] = after, ts - now
-      U1[i], U2[i] = tokens, (stored_ts > now and stored_ts or now) - now
       r = r + 2
       -- Needed until: at most one fill time after the refill (an upper bound, no division: the
       -- expiry is moved at most once a fill time more often than needed); the expiry asked: twice
       -- the fill time (as token_bucket.lua).
-      LN[i], LE[i] = ts + fill_millis, ts + 2 * fill_millis
+      L[o + 2], L[o + 3], L[o + 4] = pack_struct(BUCKET_FORMAT, after, ts), ts + fill_millis, ts + 2 * fill_millis
     else
       -- A calendar quota: the window holding now, except that a count kept for a later window
       -- (Redis's clock stepped back) keeps counting there; a count for an earlier window is dropped.
       local start, stop, unit, offset, bounds
       if kind == KIND_FIXED then
         -- Windows of fixed length (UTC or a fixed offset; minute, hour, day).
-        unit, offset = D3[d], D4[d]
+        unit, offset = D[dd + 5], D[dd + 6]
         start = floor((now + offset) / unit) * unit - offset
         stop = start + unit
       else
         -- A window table sent by the gateway.
-        bounds = DB[d]
-        start, stop = table_window(bounds, D3[d], now)
+        bounds = window_table(d)
+        start, stop = table_window(bounds, D[dd + 5], now)
         if start == nil then
-          return stale(at, n, head, r, i, now)
+          stale_limit, stale_at = i, now
+          break
         end
       end
       local used = 0
@@ -224,113 +221,180 @@ local function decide(at)
             start = floor((stored_start + offset) / unit) * unit - offset
             stop = start + unit
           else
-            start, stop = table_window(bounds, D3[d], stored_start)
+            start, stop = table_window(bounds, D[dd + 5], stored_start)
             if start == nil then
-              return stale(at, n, head, r, i, stored_start)
+              stale_limit, stale_at = i, stored_start
+              break
             end
           end
           used = stored_used
         end
       end
-      room = D2[d] <= D1[d] - used
-      local after = room and used + D2[d] or used
-      LV[i] = pack_struct(QUOTA_FORMAT, start, after)
+      local quota, cost = D[dd + 3], D[dd + 4]
+      room = cost <= quota - used
+      local after = room and used + cost or used
       reply[r + 1], reply[r + 2], reply[r + 3] = after, start, stop
-      U1[i] = used
       r = r + 3
-      LN[i], LE[i] = stop, stop
+      L[o + 2], L[o + 3], L[o + 4] = pack_struct(QUOTA_FORMAT, start, after), stop, stop
     end
     if not room then
       k = k + 1
+      roomless = roomless or {}
       roomless[k] = i
-      admitted = admitted and DS[d]
+      admitted = admitted and D[dd + 2] == 1
     end
   end
 
-  if admitted then
-    for i = 1, n do
-      local st = LS[i]
-      current[st] = LV[i] -- in order: a state charged twice keeps its last value
-      local need, expiry = LN[i], LE[i]
-      local was = state_need[st]
-      if was == nil or need > was then
-        state_need[st] = need
-      end
-      was = state_expiry[st]
-      if was == nil or expiry > was then
-        state_expiry[st] = expiry
-      end
+  if stale_limit ~= nil then
+    -- Limit stale_limit has no window for stale_at: nothing decided, nothing taken; the values
+    -- already written are taken back (the reply ends at its first nil).
+    reply[head], reply[head + 1], reply[head + 2] = -1, stale_limit, stale_at
+    for j = head + 3, r do
+      reply[j] = nil
     end
+    nreply = head + 2
   else
-    -- Nothing taken: each limit reported as found.
-    for i = 1, n do
-      local p = LP[i]
-      reply[p] = U1[i]
-      if DK[B[at + 2 * i + 1]] == KIND_BUCKET then
-        reply[p + 1] = U2[i]
+    if admitted then
+      for o = 0, 4 * n - 4, 4 do
+        local st = L[o + 1]
+        current[st] = L[o + 2] -- in order: a state charged twice keeps its last value
+        local need, expiry = L[o + 3], L[o + 4]
+        if (N[2 * st - 1] or 0) < need then
+          N[2 * st - 1] = need
+        end
+        if (N[2 * st] or 0) < expiry then
+          N[2 * st] = expiry
+        end
+      end
+    else
+      -- Nothing taken: each limit reported as found, worked out again from what it saw (rejections
+      -- are rarer than admissions, which do not pay for keeping it): a bucket's tokens before the
+      -- take and the wait before anything refills (Redis's clock may be behind the stored time), a
+      -- quota's count before the take.
+      local p = head + 1
+      for i = 1, n do
+        local st, d = B[at + 2 * i], B[at + 2 * i + 1]
+        local dd = 6 * d - 6
+        local roomy = true
+        for j = 1, k do
+          if roomless[j] == i then
+            roomy = false
+          end
+        end
+        if D[dd + 1] == KIND_BUCKET then
+          local value = current[st]
+          if repeats == 1 then
+            for q = 4 * i - 8, 0, -4 do
+              if L[q + 1] == st then
+                value = L[q + 2]
+                break
+              end
+            end
+          end
+          local stored_ts = now
+          if value and #value == BUCKET_BYTES then
+            local _
+            _, stored_ts = unpack_struct(BUCKET_FORMAT, value)
+          end
+          if roomy then
+            reply[p] = reply[p] + D[dd + 5]
+          end
+          reply[p + 1] = (stored_ts > now and stored_ts or now) - now
+          p = p + 2
+        else
+          if roomy then
+            reply[p] = reply[p] - D[dd + 4]
+          end
+          p = p + 3
+        end
       end
     end
+    -- The head: how many limits had no room, and whether the request is admitted; their positions follow.
+    reply[head] = 2 * k + (admitted and 1 or 0)
+    for j = 1, k do
+      reply[r + j] = roomless[j]
+    end
+    nreply = r + k
   end
-  -- The head: how many limits had no room, and whether the request is admitted; their positions follow.
-  reply[head] = 2 * k + (admitted and 1 or 0)
-  for j = 1, k do
-    reply[r + j] = roomless[j]
-  end
-  nreply = r + k
-  return at + 2 + 2 * n
-end
-
-local at = 1
-local nbytes = #B
-while at <= nbytes do
-  at = decide(at)
+  at = at + 2 + 2 * n
 end
 
 -- Write what admitted requests took: one HSET per key, and move the key's expiry only when the one
 -- in place (_xp) could come before a state it holds stops mattering. The expiry is never shortened:
 -- the key's other fields (limits of other requests) may need it. A batch sets it once, for the
 -- latest need of its admitted requests: never earlier than the same requests one call each would.
+-- The fields written and their values: in locals for up to three (one request's key, mostly), in a
+-- table beyond.
 for ki = 1, #KEYS do
-  local first = firsts[ki]
-  local args = nil
   local na = 0
+  local f1, v1, f2, v2, f3, v3, args
   local key_need, key_expiry
-  for st = first, lasts[ki] do
-    local need = state_need[st]
+  for st = K[3 * ki - 2], K[3 * ki - 1] do
+    local need = N[2 * st - 1]
     if need ~= nil then
-      if args == nil then
-        args, key_need, key_expiry = {}, need, state_expiry[st]
+      local expiry = N[2 * st]
+      if na == 0 then
+        key_need, key_expiry = need, expiry
+        f1, v1 = ARGV[1 + st], current[st]
       else
         if need > key_need then
           key_need = need
         end
-        if state_expiry[st] > key_expiry then
-          key_expiry = state_expiry[st]
+        if expiry > key_expiry then
+          key_expiry = expiry
+        end
+        if na == 1 then
+          f2, v2 = ARGV[1 + st], current[st]
+        elseif na == 2 then
+          f3, v3 = ARGV[1 + st], current[st]
+        else
+          if na == 3 then
+            args = { f1, v1, f2, v2, f3, v3 }
+          end
+          args[2 * na + 1], args[2 * na + 2] = ARGV[1 + st], current[st]
         end
       end
-      args[na + 1], args[na + 2] = ARGV[1 + st], current[st]
-      na = na + 2
+      na = na + 1
     end
   end
-  if args ~= nil then
+  if na > 0 then
     local key = KEYS[ki]
-    local xp = xps[ki]
+    local xp = K[3 * ki]
     if xp == WRONGTYPE then
       redis.call('DEL', key)
       xp = nil
     end
-    if xp ~= nil and xp - EXPIRY_MARGIN_MILLIS >= key_need then
-      redis.call('HSET', key, unpack(args))
-    else
-      local until_ms = key_expiry
+    local until_ms = nil
+    if xp == nil or xp - EXPIRY_MARGIN_MILLIS < key_need then
+      until_ms = key_expiry
       if until_ms < key_need + EXPIRY_MARGIN_MILLIS then
         until_ms = key_need + EXPIRY_MARGIN_MILLIS
       end
       if xp ~= nil and xp > until_ms then
         until_ms = xp
       end
-      args[na + 1], args[na + 2] = XP_FIELD, until_ms
+    end
+    if na > 3 then
+      if until_ms ~= nil then
+        args[2 * na + 1], args[2 * na + 2] = XP_FIELD, until_ms
+      end
       redis.call('HSET', key, unpack(args))
+    elseif until_ms ~= nil then
+      if na == 1 then
+        redis.call('HSET', key, f1, v1, XP_FIELD, until_ms)
+      elseif na == 2 then
+        redis.call('HSET', key, f1, v1, f2, v2, XP_FIELD, until_ms)
+      else
+        redis.call('HSET', key, f1, v1, f2, v2, f3, v3, XP_FIELD, until_ms)
+      end
+    elseif na == 1 then
+      redis.call('HSET', key, f1, v1)
+    elseif na == 2 then
+      redis.call('HSET', key, f1, v1, f2, v2)
+    else
+      redis.call('HSET', key, f1, v1, f2, v2, f3, v3)
+    end
+    if until_ms ~= nil then
       redis.call('PEXPIRE', key, until_ms - now)
     end
   end
