@@ -434,24 +434,26 @@ public final class MultiLimitScript {
                     fields.add(field.getBytes(StandardCharsets.UTF_8));
                 }
             }
-            byte[] limitBytes = new byte[2 * sent.size() + 2 * limits];
-            int b = 0;
+            // ARGV[1]: the number of states, each state's key index, then the requests' bytes.
+            byte[] bytes = new byte[1 + stateKeys.length + 2 * sent.size() + 2 * limits];
+            bytes[0] = (byte) stateKeys.length;
+            System.arraycopy(stateKeys, 0, bytes, 1, stateKeys.length);
+            int b = 1 + stateKeys.length;
             for (Request request : sent) {
-                limitBytes[b++] = (byte) request.charges.size();
-                limitBytes[b++] = (byte) (request.repeats ? 1 : 0);
+                bytes[b++] = (byte) request.charges.size();
+                bytes[b++] = (byte) (request.repeats ? 1 : 0);
                 for (int i = 0; i < request.states.length; i++) {
                     int provisional = request.states[i];
-                    limitBytes[b++] = (byte) (firstState[provisional / 256] + provisional % 256);
-                    limitBytes[b++] = (byte) request.definitionIndexes[i];
+                    bytes[b++] = (byte) (firstState[provisional / 256] + provisional % 256);
+                    bytes[b++] = (byte) request.definitionIndexes[i];
                 }
             }
-            byte[][] args = new byte[4 + fields.size() + tables.size()][];
+            byte[][] args = new byte[3 + fields.size() + tables.size()][];
             int at = 0;
-            args[at++] = stateKeys;
+            args[at++] = bytes;
             for (byte[] field : fields) {
                 args[at++] = field;
             }
-            args[at++] = limitBytes;
             args[at++] = (">" + DEFINITION_FORMAT.repeat(definitionCount)).getBytes(StandardCharsets.US_ASCII);
             args[at++] = definitions.toByteArray();
             for (byte[] table : tables) {

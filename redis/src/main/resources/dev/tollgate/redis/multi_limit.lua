@@ -17,13 +17,14 @@
 -- CPU, and so does every integer answered, so the arguments say each thing once a call and the
 -- reply says only what the gateway cannot know (MultiLimitRedisCostBench measures it):
 -- KEYS                the batch's distinct state keys (rl:{tenant}:route, rl:{tenant}); one slot; at most 255
--- ARGV[1]             one byte per state (a distinct key and field of the batch): its key's index in
---                     KEYS; a key's states come one after the other (one HMGET per key reads them)
--- ARGV[1 + s]         state s's field (the limit's name), s = 1 .. S (S = #ARGV[1], at most 255)
--- ARGV[S + 2]         the requests, one byte each: n (its limits), repeats (1 if a state is charged
---                     twice, else 0), then per limit, in the request's order: its state and its definition
--- ARGV[S + 3]         the definitions' struct format: '>' and 'BBdddd' per definition (at most 255)
--- ARGV[S + 4]         the definitions (requests of one plan share them), read by one struct.unpack: kind
+-- ARGV[1]             bytes: S, the number of states (a distinct key and field of the batch, at most
+--                     255); per state its key's index in KEYS, a key's states one after the other (one
+--                     HMGET per key reads them); then the requests: per request n (its limits), repeats
+--                     (1 if a state is charged twice, else 0), then per limit, in the request's order,
+--                     its state and its definition
+-- ARGV[1 + s]         state s's field (the limit's name), s = 1 .. S
+-- ARGV[S + 2]         the definitions' struct format: '>' and 'BBdddd' per definition (at most 255)
+-- ARGV[S + 3]         the definitions (requests of one plan share them), read by one struct.unpack: kind
 --                     (1 bucket, 2 fixed windows, 3 window table), shadow (1|0), then four doubles (exact
 --                     for these integers):
 --   kind 1 (bucket)     capacity (micro-tokens), refill rate (micro-tokens per ms), cost (micro-tokens),
@@ -31,8 +32,8 @@
 --   kind 2 (fixed)      quota, cost, unit ms, offset ms: windows of fixed length, computed here (UTC or a
 --                       fixed offset; minute, hour, day): floor((t + offset) / unit) * unit - offset
 --   kind 3 (table)      quota, cost, m, t: windows sent by the gateway (months, zones with clock changes;
---                       tests send short synthetic ones), m boundaries in ARGV[S + 4 + t]
--- ARGV[S + 4 + t]     window table t: its boundaries, doubles (ms, increasing), read when first used
+--                       tests send short synthetic ones), m boundaries in ARGV[S + 3 + t]
+-- ARGV[S + 3 + t]     window table t: its boundaries, doubles (ms, increasing), read when first used
 --
 -- Reply (integers): now (ms, Redis's clock), then per request in order:
 --   decided         2k + admitted (1|0), k the number of its limits without room; then per limit the state
@@ -69,16 +70,29 @@ local now = tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
 -- (straight from ARGV). current: state index -> its value now (as stored, then as admitted requests
 -- left it). K: key index ki -> at 3ki - 2 its first state, 3ki - 1 its last, 3ki the expiry last set
 -- (_xp) if readable (WRONGTYPE: not a hash, ours to replace on admission only).
-local state_key = { byte(ARGV[1], 1, -1) }
-local nstates = #state_key
+-- B: ARGV[1]'s bytes (the states' keys, then the requests), read at once, in slices the Lua stack can hold.
+local B
+local bytes = ARGV[1]
+if #bytes <= 4000 then
+  B = { byte(bytes, 1, -1) }
+else
+  B = {}
+  for c = 1, #bytes, 4000 do
+    local slice = { byte(bytes, c, c + 3999) }
+    for j = 1, #slice do
+      B[c + j - 1] = slice[j]
+    end
+  end
+end
+local nstates = B[1]
 local current = {}
 local K = {}
 local WRONGTYPE = -1
 local s = 1
 while s <= nstates do
-  local ki = state_key[s]
+  local ki = B[1 + s]
   local e = s
-  while e < nstates and state_key[e + 1] == ki do
+  while e < nstates and B[2 + e] == ki do
     e = e + 1
   end
   if K[3 * ki - 2] ~= nil then
@@ -102,31 +116,16 @@ end
 
 -- The call's limit definitions (the requests of one plan share them), read at once: definition d at
 -- 6d - 5 .. 6d: kind, shadow (1|0), four parameters. A window table's boundaries are read when used.
-local D = { unpack_struct(ARGV[nstates + 3], ARGV[nstates + 4]) }
+local D = { unpack_struct(ARGV[nstates + 2], ARGV[nstates + 3]) }
 local DB = nil
 local function window_table(d)
   DB = DB or {}
   local bounds = DB[d]
   if bounds == nil then
-    bounds = { unpack_struct('>' .. string.rep('d', D[6 * d - 1]), ARGV[nstates + 4 + D[6 * d]]) }
+    bounds = { unpack_struct('>' .. string.rep('d', D[6 * d - 1]), ARGV[nstates + 3 + D[6 * d]]) }
     DB[d] = bounds
   end
   return bounds
-end
-
--- The requests' bytes, read at once (in slices the Lua stack can hold).
-local requests = ARGV[nstates + 2]
-local B
-if #requests <= 4000 then
-  B = { byte(requests, 1, -1) }
-else
-  B = {}
-  for c = 1, #requests, 4000 do
-    local slice = { byte(requests, c, c + 3999) }
-    for j = 1, #slice do
-      B[c + j - 1] = slice[j]
-    end
-  end
 end
 
 -- The window [start, stop) that holds t in a table of m boundaries; nil if none.
@@ -151,7 +150,7 @@ local roomless = nil
 
 -- The requests, one after the other: each one's limits worked out in order (a state charged twice sees
 -- the first charge's take), kept only if every enforced limit has room.
-local at = 1
+local at = nstates + 2
 local nbytes = #B
 while at <= nbytes do
   local n, repeats = B[at], B[at + 1]
