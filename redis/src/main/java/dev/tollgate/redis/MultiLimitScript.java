@@ -87,7 +87,6 @@ public final class MultiLimitScript {
     private final WallClock clock;
     private final Layout layout;
     private final EventLoopBatcher<Request> batcher;
-    private final LuaScript script;
 
     /**
      * Where a limit's state lives. The script takes any key and field, so this is the adapter's
@@ -98,8 +97,8 @@ public final class MultiLimitScript {
          * Per-route states in {@code rl:{tenant}:route} (field: the limit's name), the tenant's totals
          * in {@code rl:{tenant}}. A route's key expires on its own when its states no longer matter,
          * but every key costs about 100 B of its own in Redis (126-148 B a state in all, against 59-76
-         * B with one key per tenant) and two keys per request cost about 30 % more Redis CPU
-         * ({@code MultiLimitRedisCostBench}). The alternative, kept tested.
+         * B with one key per tenant); Redis CPU per decision about the same as one key's
+         * ({@code MultiLimitRedisCostBench}, within its noise). The alternative, kept tested.
          */
         ROUTE_AND_TENANT_KEYS,
         /**
@@ -119,12 +118,6 @@ public final class MultiLimitScript {
 
     private MultiLimitScript(ScriptCalls calls, QuotaWindows windows, boolean arithmeticWhereFixed,
                              WallClock clock, Layout layout, int waitTurns) {
-        this(calls, windows, arithmeticWhereFixed, clock, layout, waitTurns, SCRIPT);
-    }
-
-    private MultiLimitScript(ScriptCalls calls, QuotaWindows windows, boolean arithmeticWhereFixed,
-                             WallClock clock, Layout layout, int waitTurns, LuaScript script) {
-        this.script = Objects.requireNonNull(script, "script");
         this.calls = Objects.requireNonNull(calls, "calls");
         this.windows = Objects.requireNonNull(windows, "windows");
         this.arithmeticWhereFixed = arithmeticWhereFixed;
@@ -154,15 +147,6 @@ public final class MultiLimitScript {
      */
     public MultiLimitScript(ScriptCalls calls, Layout layout, int waitTurns) {
         this(calls, CalendarQuota::windowAt, true, WallClock.system(), layout, waitTurns);
-    }
-
-    /**
-     * As {@link #MultiLimitScript(ScriptCalls, Layout)}, running {@code script} (a variant of
-     * {@code multi_limit.lua} with the same arguments and reply) instead: for benchmarks comparing variants.
-     */
-    static MultiLimitScript running(LuaScript script, ScriptCalls calls, Layout layout) {
-        return new MultiLimitScript(calls, CalendarQuota::windowAt, true, WallClock.system(), layout,
-                RedisBucketStore.DEFAULT_WAIT_TURNS, script);
     }
 
     /**
@@ -459,7 +443,7 @@ public final class MultiLimitScript {
             for (byte[] table : tables) {
                 args[at++] = table;
             }
-            calls.call(script, keys, args).whenComplete((reply, error) -> replied(sent, reply, error));
+            calls.call(SCRIPT, keys, args).whenComplete((reply, error) -> replied(sent, reply, error));
         }
     }
 
