@@ -207,6 +207,27 @@ public final class MultiLimitScript {
     }
 
     /**
+     * Decides {@code copies} identical requests of {@code charges} (1 to {@value #MAX_BATCH}) in one
+     * call, without waiting for a loop's batch: a multi-limit lease ({@link RedisMultiLimitLeaseSource}).
+     * The script decides them one after the other at one instant, each all or nothing and exactly as
+     * alone; the first rejected changes nothing, so every later copy is rejected too. A copy whose
+     * windows were stale is asked again on its own (still all or nothing, maybe not at the same instant).
+     */
+    public CompletableFuture<List<Reply>> decideCopies(List<LimitCharge> charges, int copies) {
+        if (copies < 1 || copies > MAX_BATCH) {
+            throw new IllegalArgumentException("copies must be between 1 and " + MAX_BATCH + ", was " + copies);
+        }
+        List<CompletableFuture<Reply>> replies = decideTogether(java.util.Collections.nCopies(copies, charges));
+        return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
+                .thenApply(ignored -> replies.stream().map(CompletableFuture::join).toList());
+    }
+
+    /** Where this script keeps limit states. */
+    public Layout layout() {
+        return layout;
+    }
+
+    /**
      * Decides several requests together, in as few calls as the limits allow (one per slot and
      * {@value #MAX_BATCH} requests), without waiting for a loop's batch: for benchmarks and tests.
      * A request whose windows were stale is asked again on its own.

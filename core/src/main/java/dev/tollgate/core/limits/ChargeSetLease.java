@@ -126,10 +126,12 @@ final class ChargeSetLease {
             held.addAll(granted.admitted());
             grantedAtMillis = now;
             expiresAtMillis = startedAtMillis + ttlMillis;
-            for (LimitOutcome outcome : granted.admitted().get(0).outcomes()) {
-                if (outcome.window() != null) {
-                    long end = startedAtMillis + (outcome.window().endMillis() - granted.nowMillis());
-                    expiresAtMillis = Math.min(expiresAtMillis, end);
+            for (MultiLimitDecision admitted : granted.admitted()) {
+                for (LimitOutcome outcome : admitted.outcomes()) {
+                    if (outcome.window() != null) {
+                        long end = startedAtMillis + (outcome.window().endMillis() - granted.nowMillis());
+                        expiresAtMillis = Math.min(expiresAtMillis, end);
+                    }
                 }
             }
         }

@@ -40,7 +40,9 @@ public interface MultiLimitLeaseSource {
      * @param admitted  the decisions of the requests admitted, in order (each as Redis would have answered
      *                  that request alone: every limit charged)
      * @param rejection the decision of the first request rejected, or {@code null} when all were admitted
-     * @param nowMillis the shared clock's instant of the decisions (epoch ms)
+     * @param nowMillis the shared clock's instant of the decisions (epoch ms); if they were made at
+     *                  several (a copy asked again), the latest, so that a window's end measured from it
+     *                  is never later than measured from any of them
      */
     record Grant(List<LimitCharge> charges, List<MultiLimitDecision> admitted, MultiLimitDecision rejection,
                  long nowMillis) {
