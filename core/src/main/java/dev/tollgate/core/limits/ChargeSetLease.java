@@ -67,6 +67,7 @@ final class ChargeSetLease {
     private long rejectedAtMillis;
     private long noFetchBeforeMillis = Long.MIN_VALUE;
     private CompletableFuture<Void> fetching;
+    private boolean lastFetchSucceeded;
 
     ChargeSetLease(long nowMillis, long ttlMillis) {
         this.meter = new RequestRateMeter(nowMillis);
@@ -90,6 +91,11 @@ final class ChargeSetLease {
         if (!hot) {
             return PER_REQUEST;
         }
+        return fetchOrWait(rate, now, policy, maxRequests);
+    }
+
+    /** Joins the fetch on its way, rejects while a short grant's limits refill, or fetches. */
+    private Step fetchOrWait(double rate, long now, LeasePolicy policy, int maxRequests) {
         if (fetching != null) {
             return new Wait(fetching);
         }
@@ -115,6 +121,7 @@ final class ChargeSetLease {
     synchronized MultiLimitDecision onGrant(MultiLimitLeaseSource.Grant granted, long startedAtMillis, long now,
                                             GiveBack giveBack) {
         fetching = null;
+        lastFetchSucceeded = true;
         settle(now, giveBack);
         if (!granted.admitted().isEmpty()) {
             if (!held.isEmpty()) {
@@ -149,10 +156,11 @@ final class ChargeSetLease {
 
     synchronized void onFetchFailed() {
         fetching = null;
+        lastFetchSucceeded = false;
     }
 
     /** A request that waited for another's fetch: served from the lease, rejected here, or per request. */
-    synchronized Step afterWait(long now, GiveBack giveBack) {
+    synchronized Step afterWait(long now, LeasePolicy policy, int maxRequests, GiveBack giveBack) {
         if (retired) {
             return RETRY;
         }
@@ -160,10 +168,13 @@ final class ChargeSetLease {
         if (!held.isEmpty()) {
             return new Decided(take(now));
         }
-        if (rejection != null && now < noFetchBeforeMillis) {
-            return new Decided(rejectedHere(now));
+        // The batch ran out before every waiter was served (the fetch took longer than a batch lasts at
+        // this rate): one more fetch serves the rest, instead of one call each. Not after a failed fetch:
+        // then each waiter makes its own call (which fails fast while Redis is gone).
+        if (hot && lastFetchSucceeded) {
+            return fetchOrWait(meter.perSecond(now), now, policy, maxRequests);
         }
-        return PER_REQUEST; // the batch ran out or the fetch failed: one call each, as a cold set
+        return PER_REQUEST;
     }
 
     /** Gives back expired requests; retires this state when it holds nothing and went unused for 2 s. */

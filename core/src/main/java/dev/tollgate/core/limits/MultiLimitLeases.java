@@ -98,8 +98,9 @@ public final class MultiLimitLeases implements AutoCloseable {
     /**
      * The decision of a request charged {@code charges}, if this instance makes it from a lease (or
      * by fetching one); empty when the request is to be decided by one call of its own (a cold charge
-     * set, a set too small to lease, the batch ran out while it waited). Fails as the source's call
-     * does.
+     * set, a set too small to lease, a fetch it waited for failed). Requests that arrive while a fetch
+     * is on its way wait for it; if its batch runs out before all of them are served, the rest share one
+     * more fetch. Fails as the source's call does.
      */
     public CompletionStage<Optional<Leased>> decide(List<LimitCharge> charges) {
         int max = maxRequests(charges, policy, source.maxRequests());
@@ -112,7 +113,7 @@ public final class MultiLimitLeases implements AutoCloseable {
             ChargeSetLease lease = leases.computeIfAbsent(charges, k -> new ChargeSetLease(now, policy.leaseTtlMillis()));
             ChargeSetLease.Step step = lease.onRequest(now, policy, max, this::giveBack);
             if (!(step instanceof ChargeSetLease.Retry)) {
-                return perform(step, lease, charges);
+                return perform(step, lease, charges, max);
             }
             leases.remove(charges, lease); // swept meanwhile: its sweeper removes it too, whoever is first
         }
@@ -140,7 +141,7 @@ public final class MultiLimitLeases implements AutoCloseable {
     }
 
     private CompletionStage<Optional<Leased>> perform(ChargeSetLease.Step step, ChargeSetLease lease,
-                                                      List<LimitCharge> charges) {
+                                                      List<LimitCharge> charges, int max) {
         if (step instanceof ChargeSetLease.Decided decided) {
             localDecisions.increment();
             return CompletableFuture.completedFuture(Optional.of(new Leased(decided.decision(), true, List.of())));
@@ -150,8 +151,8 @@ public final class MultiLimitLeases implements AutoCloseable {
         }
         if (step instanceof ChargeSetLease.Wait wait) {
             return wait.fetch().handle((ignored, error) -> null).thenCompose(ignored -> {
-                ChargeSetLease.Step after = lease.afterWait(clock.millis(), this::giveBack);
-                return after instanceof ChargeSetLease.Retry ? PER_REQUEST : perform(after, lease, charges);
+                ChargeSetLease.Step after = lease.afterWait(clock.millis(), policy, max, this::giveBack);
+                return after instanceof ChargeSetLease.Retry ? PER_REQUEST : perform(after, lease, charges, max);
             });
         }
         return PER_REQUEST;
