@@ -51,6 +51,8 @@ final class ChargeSetLease {
 
     private final RequestRateMeter meter;
     private final long ttlMillis;
+    /** {@code B}: the most requests one lease of this set holds; 0: never leased. */
+    private final int maxRequests;
     private boolean hot;
     private boolean retired;
     private long lastUsedMillis;
@@ -69,15 +71,19 @@ final class ChargeSetLease {
     private CompletableFuture<Void> fetching;
     private boolean lastFetchSucceeded;
 
-    ChargeSetLease(long nowMillis, long ttlMillis) {
+    ChargeSetLease(long nowMillis, long ttlMillis, int maxRequests) {
         this.meter = new RequestRateMeter(nowMillis);
         this.ttlMillis = ttlMillis;
+        this.maxRequests = maxRequests;
         this.lastUsedMillis = nowMillis;
     }
 
-    synchronized Step onRequest(long now, LeasePolicy policy, int maxRequests, GiveBack giveBack) {
+    synchronized Step onRequest(long now, LeasePolicy policy, GiveBack giveBack) {
         if (retired) {
             return RETRY;
+        }
+        if (maxRequests == 0) {
+            return PER_REQUEST; // forgotten by the sweep 2 s after it was made, like any idle set
         }
         meter.record(now);
         lastUsedMillis = now;
@@ -91,11 +97,11 @@ final class ChargeSetLease {
         if (!hot) {
             return PER_REQUEST;
         }
-        return fetchOrWait(rate, now, policy, maxRequests);
+        return fetchOrWait(rate, now, policy);
     }
 
     /** Joins the fetch on its way, rejects while a short grant's limits refill, or fetches. */
-    private Step fetchOrWait(double rate, long now, LeasePolicy policy, int maxRequests) {
+    private Step fetchOrWait(double rate, long now, LeasePolicy policy) {
         if (fetching != null) {
             return new Wait(fetching);
         }
@@ -160,7 +166,7 @@ final class ChargeSetLease {
     }
 
     /** A request that waited for another's fetch: served from the lease, rejected here, or per request. */
-    synchronized Step afterWait(long now, LeasePolicy policy, int maxRequests, GiveBack giveBack) {
+    synchronized Step afterWait(long now, LeasePolicy policy, GiveBack giveBack) {
         if (retired) {
             return RETRY;
         }
@@ -172,7 +178,7 @@ final class ChargeSetLease {
         // this rate): one more fetch serves the rest, instead of one call each. Not after a failed fetch:
         // then each waiter makes its own call (which fails fast while Redis is gone).
         if (hot && lastFetchSucceeded) {
-            return fetchOrWait(meter.perSecond(now), now, policy, maxRequests);
+            return fetchOrWait(meter.perSecond(now), now, policy);
         }
         return PER_REQUEST;
     }

@@ -103,17 +103,19 @@ public final class MultiLimitLeases implements AutoCloseable {
      * more fetch. Fails as the source's call does.
      */
     public CompletionStage<Optional<Leased>> decide(List<LimitCharge> charges) {
-        int max = maxRequests(charges, policy, source.maxRequests());
-        if (max == 0) {
-            return PER_REQUEST;
-        }
         long now = clock.millis();
         sweepIfDue(now);
         while (true) {
-            ChargeSetLease lease = leases.computeIfAbsent(charges, k -> new ChargeSetLease(now, policy.leaseTtlMillis()));
-            ChargeSetLease.Step step = lease.onRequest(now, policy, max, this::giveBack);
+            ChargeSetLease lease = leases.get(charges);
+            if (lease == null) {
+                // Kept as an immutable copy: the caller's list is only looked up with. B is worked out once
+                // per set (its limits and costs are what identifies it), not on every request.
+                lease = leases.computeIfAbsent(List.copyOf(charges), set -> new ChargeSetLease(now,
+                        policy.leaseTtlMillis(), maxRequests(set, policy, source.maxRequests())));
+            }
+            ChargeSetLease.Step step = lease.onRequest(now, policy, this::giveBack);
             if (!(step instanceof ChargeSetLease.Retry)) {
-                return perform(step, lease, charges, max);
+                return perform(step, lease, charges);
             }
             leases.remove(charges, lease); // swept meanwhile: its sweeper removes it too, whoever is first
         }
@@ -141,7 +143,7 @@ public final class MultiLimitLeases implements AutoCloseable {
     }
 
     private CompletionStage<Optional<Leased>> perform(ChargeSetLease.Step step, ChargeSetLease lease,
-                                                      List<LimitCharge> charges, int max) {
+                                                      List<LimitCharge> charges) {
         if (step instanceof ChargeSetLease.Decided decided) {
             localDecisions.increment();
             return CompletableFuture.completedFuture(Optional.of(new Leased(decided.decision(), true, List.of())));
@@ -151,8 +153,8 @@ public final class MultiLimitLeases implements AutoCloseable {
         }
         if (step instanceof ChargeSetLease.Wait wait) {
             return wait.fetch().handle((ignored, error) -> null).thenCompose(ignored -> {
-                ChargeSetLease.Step after = lease.afterWait(clock.millis(), policy, max, this::giveBack);
-                return after instanceof ChargeSetLease.Retry ? PER_REQUEST : perform(after, lease, charges, max);
+                ChargeSetLease.Step after = lease.afterWait(clock.millis(), policy, this::giveBack);
+                return after instanceof ChargeSetLease.Retry ? PER_REQUEST : perform(after, lease, charges);
             });
         }
         return PER_REQUEST;
