@@ -276,6 +276,80 @@ class MultiLimitLeaseTest {
         assertThat(wholeTokens(perRoute.keyFor(tenant, "r"))).isEqualTo(100 - 40 + 18 - 20 + 19 + 19);
     }
 
+    /**
+     * What leasing saves Redis: 1,000 requests with three limits (each-route rate, tenant rate, day
+     * quota, all large enough to admit everything), one call each, then through leases (hot from the
+     * first request, batches of up to 50); Redis's CPU in script calls from {@code INFO commandstats}
+     * ({@code evalsha} and {@code eval}: the take and the give-back alike). A lease call decides every
+     * copy in the script, so it costs more than one decision, but far less than one call per request.
+     */
+    @Test
+    void leasesCostRedisFarLessCpuThanOneCallPerRequest() {
+        Limit perRoute = new Limit("rate", LimitScope.eachRoute(), new TokenBucket(1_000_000, 100_000));
+        Limit total = new Limit("total", LimitScope.tenant(), new TokenBucket(1_000_000, 100_000));
+        Limit day = new Limit("day", LimitScope.tenant(), new CalendarQuota(1_000_000, QuotaPeriod.DAY));
+        ScriptCalls calls = ScriptCalls.on(live.connection);
+        MultiLimitScript script = new MultiLimitScript(calls);
+        int requests = 1000;
+        String warm = freshTenant("lease-cpu-warm");
+        MultiLimitLeases warmLeases = new MultiLimitLeases(new RedisMultiLimitLeaseSource(script, calls),
+                new LeasePolicy(0, 100, 50, 0.1, 60_000), MonotonicClock.system());
+        for (int i = 0; i < 100; i++) { // both scripts cached, the JIT warm
+            warmLeases.decide(charges(warm, perRoute, total, day)).toCompletableFuture().join();
+            script.decide(charges(warm, perRoute, total, day)).join();
+        }
+        warmLeases.close();
+
+        String plain = freshTenant("lease-cpu-plain");
+        live.connection.sync().configResetstat();
+        for (int i = 0; i < requests; i++) {
+            assertThat(script.decide(charges(plain, perRoute, total, day)).join().decision().admitted()).isTrue();
+        }
+        long[] perRequest = scriptCpu();
+
+        String leased = freshTenant("lease-cpu-leased");
+        MultiLimitLeases leases = new MultiLimitLeases(new RedisMultiLimitLeaseSource(script, calls),
+                new LeasePolicy(0, 100, 50, 0.1, 60_000), MonotonicClock.system());
+        live.connection.sync().configResetstat();
+        for (int i = 0; i < requests; i++) {
+            MultiLimitLeases.Leased l = leases.decide(charges(leased, perRoute, total, day)).toCompletableFuture().join()
+                    .orElseThrow();
+            assertThat(l.decision().admitted()).isTrue();
+        }
+        leases.close();
+        long[] withLeases = scriptCpu();
+        System.out.printf("[multi-limit leases] Redis CPU for %d requests with 3 limits: one call each %d calls, %d us "
+                        + "(%.2f us a request); leased %d calls (%d lease calls), %d us (%.2f us a request, %.2f x)%n",
+                requests, perRequest[0], perRequest[1], perRequest[1] / (double) requests, withLeases[0],
+                leases.leaseCalls(), withLeases[1], withLeases[1] / (double) requests,
+                withLeases[1] / (double) perRequest[1]);
+        assertThat(perRequest[0]).isEqualTo(requests);
+        assertThat(withLeases[0]).isLessThan(requests / 10);
+        assertThat(withLeases[1]).isLessThan(perRequest[1] / 2);
+    }
+
+    private static List<LimitCharge> charges(String tenant, Limit... limits) {
+        List<LimitCharge> charges = new ArrayList<>();
+        for (Limit limit : limits) {
+            charges.add(LimitCharge.of(tenant, "r", limit));
+        }
+        return charges;
+    }
+
+    /** Script calls and their CPU (us) since the last reset: {@code evalsha} and {@code eval} together. */
+    private static long[] scriptCpu() {
+        String stats = live.connection.sync().info("commandstats");
+        long calls = 0;
+        long usec = 0;
+        java.util.regex.Matcher m = java.util.regex.Pattern
+                .compile("cmdstat_(?:evalsha|eval):calls=(\\d+),usec=(\\d+)").matcher(stats);
+        while (m.find()) {
+            calls += Long.parseLong(m.group(1));
+            usec += Long.parseLong(m.group(2));
+        }
+        return new long[] {calls, usec};
+    }
+
     private static CalendarWindow quotaWindow(MultiLimitDecision decision) {
         return decision.outcomes().stream().map(LimitOutcome::window).filter(w -> w != null).findFirst().orElseThrow();
     }
