@@ -301,6 +301,33 @@ abstract class MultiLimitScriptContract {
     }
 
     /**
+     * A multi-limit lease ({@link RedisMultiLimitLeaseSource}: the take is this script deciding 10
+     * copies, the give-back {@code multi_limit_return.lua}) on every server and layout: the states end
+     * exactly as the 3 requests served left them (a route bucket of 100: 97; a tenant day quota: 3).
+     */
+    @Test
+    void aLeaseGivesBackExactlyWhatItDidNotSpend() {
+        Limit rate = new Limit("rate", LimitScope.eachRoute(), new TokenBucket(100, 0.001));
+        Limit day = new Limit("day", LimitScope.tenant(), new CalendarQuota(100, QuotaPeriod.DAY));
+        MultiLimitScript script = new MultiLimitScript(calls(), layout());
+        for (int i = 0; i < 10; i++) {
+            dev.tollgate.core.limits.MultiLimitLeases leases = new dev.tollgate.core.limits.MultiLimitLeases(
+                    new RedisMultiLimitLeaseSource(script, calls()),
+                    new dev.tollgate.core.LeasePolicy(0, 60_000, 10, 1.0, 600_000), new dev.tollgate.core.ManualClock());
+            String tenant = freshTenant("lease");
+            List<LimitCharge> charges = List.of(LimitCharge.of(tenant, "orders", rate), LimitCharge.of(tenant, "orders", day));
+            for (int r = 0; r < 3; r++) {
+                assertThat(leases.decide(charges).toCompletableFuture().join().orElseThrow().decision().admitted()).isTrue();
+            }
+            assertThat(leases.heldRequests()).isEqualTo(7);
+            leases.close();
+            assertThat(wholeTokens(rate.keyFor(tenant, "orders"))).isEqualTo(97);
+            assertThat(stateInRedis(day.keyFor(tenant, "orders"))).isInstanceOfSatisfying(LimitState.Quota.class,
+                    q -> assertThat(q.used()).isEqualTo(3));
+        }
+    }
+
+    /**
      * Redis holds what the reference holds, or nothing where the reference's state no longer matters
      * (a full bucket, a quota whose window is over): the key expired, as it is meant to.
      */
