@@ -59,8 +59,11 @@ final class ChargeSetLease {
 
     /** The grant the held requests come from; null before the first. */
     private MultiLimitLeaseSource.Grant grant;
-    /** Pre-admitted requests not yet spent, in the order the script admitted them. */
-    private final ArrayDeque<MultiLimitDecision> held = new ArrayDeque<>();
+    /**
+     * Pre-admitted requests not yet spent, in the order the script admitted them. Small to start with:
+     * every charge set seen gets one of these, most never leased.
+     */
+    private final ArrayDeque<MultiLimitDecision> held = new ArrayDeque<>(1);
     private long grantedAtMillis;
     /** Held requests are given back from this instant on: the TTL, or the end of a quota's window. */
     private long expiresAtMillis;
