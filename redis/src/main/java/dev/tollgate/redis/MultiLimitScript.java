@@ -21,6 +21,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -217,7 +218,7 @@ public final class MultiLimitScript {
         if (copies < 1 || copies > MAX_BATCH) {
             throw new IllegalArgumentException("copies must be between 1 and " + MAX_BATCH + ", was " + copies);
         }
-        List<CompletableFuture<Reply>> replies = decideTogether(java.util.Collections.nCopies(copies, charges));
+        List<CompletableFuture<Reply>> replies = decideTogether(Collections.nCopies(copies, charges));
         return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
                 .thenApply(ignored -> replies.stream().map(CompletableFuture::join).toList());
     }
