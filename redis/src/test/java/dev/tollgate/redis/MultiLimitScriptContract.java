@@ -3,6 +3,8 @@ package dev.tollgate.redis;
 import static dev.tollgate.core.RandomizedCheck.forAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tollgate.core.LeasePolicy;
+import dev.tollgate.core.ManualClock;
 import dev.tollgate.core.WallClock;
 import dev.tollgate.core.limits.Allowance;
 import dev.tollgate.core.limits.CalendarQuota;
@@ -12,6 +14,7 @@ import dev.tollgate.core.limits.LimitKey;
 import dev.tollgate.core.limits.LimitScope;
 import dev.tollgate.core.limits.LimitState;
 import dev.tollgate.core.limits.MultiLimitDecision;
+import dev.tollgate.core.limits.MultiLimitLeases;
 import dev.tollgate.core.limits.QuotaPeriod;
 import dev.tollgate.core.limits.ReferenceLimitEvaluator;
 import dev.tollgate.core.limits.TokenBucket;
@@ -311,9 +314,8 @@ abstract class MultiLimitScriptContract {
         Limit day = new Limit("day", LimitScope.tenant(), new CalendarQuota(100, QuotaPeriod.DAY));
         MultiLimitScript script = new MultiLimitScript(calls(), layout());
         for (int i = 0; i < 10; i++) {
-            dev.tollgate.core.limits.MultiLimitLeases leases = new dev.tollgate.core.limits.MultiLimitLeases(
-                    new RedisMultiLimitLeaseSource(script, calls()),
-                    new dev.tollgate.core.LeasePolicy(0, 60_000, 10, 1.0, 600_000), new dev.tollgate.core.ManualClock());
+            MultiLimitLeases leases = new MultiLimitLeases(new RedisMultiLimitLeaseSource(script, calls()),
+                    new LeasePolicy(0, 60_000, 10, 1.0, 600_000), new ManualClock());
             String tenant = freshTenant("lease");
             List<LimitCharge> charges = List.of(LimitCharge.of(tenant, "orders", rate), LimitCharge.of(tenant, "orders", day));
             for (int r = 0; r < 3; r++) {
