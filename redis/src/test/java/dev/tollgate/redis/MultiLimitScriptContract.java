@@ -3,6 +3,8 @@ package dev.tollgate.redis;
 import static dev.tollgate.core.RandomizedCheck.forAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tollgate.core.LeasePolicy;
+import dev.tollgate.core.ManualClock;
 import dev.tollgate.core.WallClock;
 import dev.tollgate.core.limits.Allowance;
 import dev.tollgate.core.limits.CalendarQuota;
@@ -12,6 +14,7 @@ import dev.tollgate.core.limits.LimitKey;
 import dev.tollgate.core.limits.LimitScope;
 import dev.tollgate.core.limits.LimitState;
 import dev.tollgate.core.limits.MultiLimitDecision;
+import dev.tollgate.core.limits.MultiLimitLeases;
 import dev.tollgate.core.limits.QuotaPeriod;
 import dev.tollgate.core.limits.ReferenceLimitEvaluator;
 import dev.tollgate.core.limits.TokenBucket;
@@ -298,6 +301,32 @@ abstract class MultiLimitScriptContract {
         script.decide(List.of(LimitCharge.of(tenant, "r", rate))).join();
         assertThat(bytes().pttl(key)).isGreaterThan(dayEnd - reply.nowMillis() - 1_000);
         assertThat(bytes().objectEncoding(key)).isIn("listpack", "ziplist");
+    }
+
+    /**
+     * A multi-limit lease ({@link RedisMultiLimitLeaseSource}: the take is this script deciding 10
+     * copies, the give-back {@code multi_limit_return.lua}) on every server and layout: the states end
+     * exactly as the 3 requests served left them (a route bucket of 100: 97; a tenant day quota: 3).
+     */
+    @Test
+    void aLeaseGivesBackExactlyWhatItDidNotSpend() {
+        Limit rate = new Limit("rate", LimitScope.eachRoute(), new TokenBucket(100, 0.001));
+        Limit day = new Limit("day", LimitScope.tenant(), new CalendarQuota(100, QuotaPeriod.DAY));
+        MultiLimitScript script = new MultiLimitScript(calls(), layout());
+        for (int i = 0; i < 10; i++) {
+            MultiLimitLeases leases = new MultiLimitLeases(new RedisMultiLimitLeaseSource(script, calls()),
+                    new LeasePolicy(0, 60_000, 10, 1.0, 600_000), new ManualClock());
+            String tenant = freshTenant("lease");
+            List<LimitCharge> charges = List.of(LimitCharge.of(tenant, "orders", rate), LimitCharge.of(tenant, "orders", day));
+            for (int r = 0; r < 3; r++) {
+                assertThat(leases.decide(charges).toCompletableFuture().join().orElseThrow().decision().admitted()).isTrue();
+            }
+            assertThat(leases.heldRequests()).isEqualTo(7);
+            leases.close();
+            assertThat(wholeTokens(rate.keyFor(tenant, "orders"))).isEqualTo(97);
+            assertThat(stateInRedis(day.keyFor(tenant, "orders"))).isInstanceOfSatisfying(LimitState.Quota.class,
+                    q -> assertThat(q.used()).isEqualTo(3));
+        }
     }
 
     /**

@@ -2,8 +2,12 @@ package dev.tollgate.spring.autoconfigure;
 
 import dev.tollgate.core.LeasingBucketStore;
 import dev.tollgate.core.MonotonicClock;
+import dev.tollgate.core.limits.MultiLimitLeases;
+import dev.tollgate.redis.MultiLimitScript;
 import dev.tollgate.redis.RedisBucketStore;
+import dev.tollgate.redis.RedisMultiLimitLeaseSource;
 import dev.tollgate.redis.RedisTokenLeaseSource;
+import dev.tollgate.redis.ScriptCalls;
 import dev.tollgate.spring.lifecycle.BackgroundService;
 import dev.tollgate.spring.lifecycle.BackgroundTask;
 import dev.tollgate.spring.lifecycle.LifecyclePhase;
@@ -17,8 +21,10 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Token leases for hot keys ({@code tollgate.hot-keys.leases.*}, on by default): a key this instance
- * sees above a rate is served from batches of tokens taken in one Redis call. With leases off,
- * neither the leasing store nor its thread exists.
+ * sees above a rate is served from batches of tokens taken in one Redis call, on the single-bucket
+ * path ({@link LeasingBucketStore}) and on the multi-limit path ({@link MultiLimitLeases}: batches of
+ * whole requests, each charged to every limit), with the same settings. With leases off, neither
+ * leasing store nor their threads exist.
  */
 @Configuration(proxyBeanMethods = false)
 @Conditional(TollgateSwitches.LeasesOn.class)
@@ -39,6 +45,38 @@ class HotKeyLeaseConfiguration {
         Gauge.builder("tollgate.leases.keys", leasing, LeasingBucketStore::trackedKeys)
                 .description("Keys whose request rate this instance tracks for leasing").register(meters.registry());
         return leasing;
+    }
+
+    /** Leases on the multi-limit path: the same policy and clock, on {@code multi_limit.lua}'s states. */
+    @Bean(destroyMethod = "close")
+    MultiLimitLeases multiLimitLeases(MultiLimitScript multiLimitScript, ScriptCalls scriptCalls,
+                                      HotKeyProperties hotKeys, TollgateMeters meters) {
+        MultiLimitLeases leases = new MultiLimitLeases(new RedisMultiLimitLeaseSource(multiLimitScript, scriptCalls),
+                hotKeys.leases().policy(), MonotonicClock.system());
+        FunctionCounter.builder("tollgate.leases.multi.local.decisions", leases, MultiLimitLeases::localDecisions)
+                .description("Multi-limit decisions served from a lease of pre-admitted requests, without a Redis call")
+                .register(meters.registry());
+        FunctionCounter.builder("tollgate.leases.multi.calls", leases, MultiLimitLeases::leaseCalls)
+                .description("Redis calls that leased a batch of requests for a hot multi-limit charge set")
+                .register(meters.registry());
+        FunctionCounter.builder("tollgate.leases.multi.returns", leases, MultiLimitLeases::giveBackCalls)
+                .description("Redis calls that gave unspent leased requests back to every limit")
+                .register(meters.registry());
+        Gauge.builder("tollgate.leases.multi.keys", leases, MultiLimitLeases::trackedKeys)
+                .description("Multi-limit charge sets whose request rate this instance tracks for leasing")
+                .register(meters.registry());
+        return leases;
+    }
+
+    /** As {@link #leaseReturns}, for the multi-limit path's leases. */
+    @Bean
+    BackgroundService multiLimitLeaseReturns(MultiLimitLeases leases, HotKeyProperties hotKeys) {
+        BackgroundTask returns = BackgroundTask.every("tollgate-multi-limit-lease-returns", hotKeys.leases().ttl(),
+                leases::returnExpiredLeases);
+        return BackgroundService.of("multiLimitLeaseReturns", LifecyclePhase.WORK, returns::start, () -> {
+            returns.close();
+            leases.close();
+        });
     }
 
     /**
