@@ -2,14 +2,13 @@ package dev.tollgate.core.limits;
 
 import dev.tollgate.core.BucketLimits;
 import dev.tollgate.core.LeasePolicy;
+import dev.tollgate.core.LeaseTable;
 import dev.tollgate.core.MonotonicClock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -82,8 +81,7 @@ public final class MultiLimitLeases implements AutoCloseable {
     private final MultiLimitLeaseSource source;
     private final LeasePolicy policy;
     private final MonotonicClock clock;
-    private final ConcurrentHashMap<List<LimitCharge>, ChargeSetLease> leases = new ConcurrentHashMap<>();
-    private final AtomicLong nextSweepMillis;
+    private final LeaseTable<List<LimitCharge>, ChargeSetLease> leases;
     private final LongAdder leaseCalls = new LongAdder();
     private final LongAdder giveBackCalls = new LongAdder();
     private final LongAdder localDecisions = new LongAdder();
@@ -92,7 +90,16 @@ public final class MultiLimitLeases implements AutoCloseable {
         this.source = source;
         this.policy = policy;
         this.clock = clock;
-        this.nextSweepMillis = new AtomicLong(clock.millis() + policy.leaseTtlMillis());
+        this.leases = new LeaseTable<>(clock, policy.leaseTtlMillis(),
+                (charges, lease, now) -> lease.sweep(now, this::giveBack),
+                (charges, lease, sent) -> lease.release((grant, unspent) -> {
+                    giveBackCalls.increment();
+                    try {
+                        sent.accept(source.giveBack(grant, unspent));
+                    } catch (RuntimeException e) {
+                        // Lost: under-admission by at most one batch, see the class comment.
+                    }
+                }));
     }
 
     /**
@@ -104,7 +111,7 @@ public final class MultiLimitLeases implements AutoCloseable {
      */
     public CompletionStage<Optional<Leased>> decide(List<LimitCharge> charges) {
         long now = clock.millis();
-        sweepIfDue(now);
+        leases.sweepIfDue(now);
         while (true) {
             ChargeSetLease lease = leases.get(charges);
             if (lease == null) {
@@ -204,44 +211,19 @@ public final class MultiLimitLeases implements AutoCloseable {
         }
     }
 
-    private void sweepIfDue(long now) {
-        long due = nextSweepMillis.get();
-        if (now >= due && nextSweepMillis.compareAndSet(due, now + policy.leaseTtlMillis())) {
-            returnExpiredLeases();
-        }
-    }
-
     /**
      * Gives back the requests of every lease past its end (TTL or quota window), and forgets charge sets
      * unused for two seconds that hold nothing. Runs from {@link #decide} once per TTL; a scheduler may
      * call it too, so that a set that went quiet does not keep its requests until the next one.
      */
     public void returnExpiredLeases() {
-        long now = clock.millis();
-        leases.forEach((charges, lease) -> {
-            if (lease.sweep(now, this::giveBack)) {
-                leases.remove(charges, lease);
-            }
-        });
+        leases.sweep();
     }
 
     /** Gives back every unspent request and waits (briefly) for the calls to be sent. */
     @Override
     public void close() {
-        List<CompletableFuture<Void>> calls = new ArrayList<>();
-        leases.forEach((charges, lease) -> lease.release((grant, unspent) -> {
-            giveBackCalls.increment();
-            try {
-                calls.add(source.giveBack(grant, unspent).toCompletableFuture());
-            } catch (RuntimeException e) {
-                // Lost, as above.
-            }
-        }));
-        try {
-            CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).join();
-        } catch (RuntimeException e) {
-            // The requests are lost: bounded by one batch per charge set, see the class comment.
-        }
+        leases.releaseAll(); // a failed call's requests are lost: one batch per charge set, see above
     }
 
     /** Charge sets this instance keeps state for (a rate meter, maybe a lease); idle ones are forgotten. */
@@ -252,7 +234,7 @@ public final class MultiLimitLeases implements AutoCloseable {
     /** Requests held on lease right now, over every charge set. */
     public long heldRequests() {
         long held = 0;
-        for (ChargeSetLease lease : leases.values()) {
+        for (ChargeSetLease lease : leases.leases()) {
             held += lease.heldRequests();
         }
         return held;
