@@ -23,7 +23,6 @@ import dev.tollgate.core.limits.TokenBucket;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -355,18 +354,11 @@ class MultiLimitLeaseTest {
     }
 
     private static long redisNow() {
-        List<byte[]> time = bytes.time();
-        return Long.parseLong(new String(time.get(0), StandardCharsets.US_ASCII)) * 1000
-                + Long.parseLong(new String(time.get(1), StandardCharsets.US_ASCII)) / 1000;
-    }
-
-    private static LimitState state(LimitKey key) {
-        return MultiLimitStates.decode(bytes.hget(MultiLimitScript.redisKey(key).getBytes(StandardCharsets.UTF_8),
-                MultiLimitScript.field(key).getBytes(StandardCharsets.UTF_8)));
+        return MultiLimitStates.redisNowMillis(bytes);
     }
 
     private static LimitState.Quota quotaState(LimitKey key) {
-        return (LimitState.Quota) state(key);
+        return (LimitState.Quota) MultiLimitStates.inRedis(bytes, key, MultiLimitScript.DEFAULT_LAYOUT);
     }
 
     private static long quotaUsed(LimitKey key) {
@@ -374,8 +366,6 @@ class MultiLimitLeaseTest {
     }
 
     private static long wholeTokens(LimitKey key) {
-        LimitState state = state(key);
-        assertThat(state).isInstanceOf(LimitState.Bucket.class);
-        return ((LimitState.Bucket) state).tokens() / 1_000_000L;
+        return MultiLimitStates.wholeTokens(bytes, key, MultiLimitScript.DEFAULT_LAYOUT);
     }
 }

@@ -336,9 +336,7 @@ abstract class MultiLimitScriptContract {
     private void assertSameState(LimitCharge charge, SyntheticWindows windows, LimitState expected, int request) {
         LimitState actual = stateInRedis(charge.key());
         if (actual == null && expected != null) {
-            List<byte[]> time = bytes().time();
-            long redisNow = Long.parseLong(new String(time.get(0), StandardCharsets.US_ASCII)) * 1000
-                    + Long.parseLong(new String(time.get(1), StandardCharsets.US_ASCII)) / 1000;
+            long redisNow = MultiLimitStates.redisNowMillis(bytes());
             if (expected instanceof LimitState.Bucket bucket) {
                 var limits = ((TokenBucket) charge.limit().allowance()).limits(1);
                 assertThat(bucket.tsMillis()).as("expired bucket %s", charge.key()).isLessThanOrEqualTo(redisNow);
@@ -355,14 +353,11 @@ abstract class MultiLimitScriptContract {
     }
 
     private long wholeTokens(LimitKey key) {
-        LimitState state = stateInRedis(key);
-        assertThat(state).isInstanceOf(LimitState.Bucket.class);
-        return ((LimitState.Bucket) state).tokens() / 1_000_000L;
+        return MultiLimitStates.wholeTokens(bytes(), key, layout());
     }
 
     private LimitState stateInRedis(LimitKey key) {
-        return MultiLimitStates.decode(bytes().hget(MultiLimitScript.redisKey(key, layout()).getBytes(StandardCharsets.UTF_8),
-                MultiLimitScript.field(key, layout()).getBytes(StandardCharsets.UTF_8)));
+        return MultiLimitStates.inRedis(bytes(), key, layout());
     }
 
     /**
