@@ -71,12 +71,8 @@ class HotKeyLeaseConfiguration {
     /** As {@link #leaseReturns}, for the multi-limit path's leases. */
     @Bean
     BackgroundService multiLimitLeaseReturns(MultiLimitLeases leases, HotKeyProperties hotKeys) {
-        BackgroundTask returns = BackgroundTask.every("tollgate-multi-limit-lease-returns", hotKeys.leases().ttl(),
-                leases::returnExpiredLeases);
-        return BackgroundService.of("multiLimitLeaseReturns", LifecyclePhase.WORK, returns::start, () -> {
-            returns.close();
-            leases.close();
-        });
+        return leaseReturns("multiLimitLeaseReturns", "tollgate-multi-limit-lease-returns", hotKeys,
+                leases::returnExpiredLeases, leases);
     }
 
     /**
@@ -85,11 +81,20 @@ class HotKeyLeaseConfiguration {
      */
     @Bean
     BackgroundService leaseReturns(LeasingBucketStore leasing, HotKeyProperties hotKeys) {
-        BackgroundTask returns = BackgroundTask.every("tollgate-lease-returns", hotKeys.leases().ttl(),
-                leasing::returnExpiredLeases);
-        return BackgroundService.of("leaseReturns", LifecyclePhase.WORK, returns::start, () -> {
+        return leaseReturns("leaseReturns", "tollgate-lease-returns", hotKeys, leasing::returnExpiredLeases, leasing);
+    }
+
+    /**
+     * Both paths' returns run alike: the sweep every TTL on a thread of its own, and at stop (in
+     * {@link LifecyclePhase#WORK}) the thread ends first, so that no sweep runs while {@code store}
+     * gives every lease back.
+     */
+    private static BackgroundService leaseReturns(String name, String threadName, HotKeyProperties hotKeys,
+                                                  Runnable returnExpired, AutoCloseable store) {
+        BackgroundTask returns = BackgroundTask.every(threadName, hotKeys.leases().ttl(), returnExpired);
+        return BackgroundService.of(name, LifecyclePhase.WORK, returns::start, () -> {
             returns.close();
-            leasing.close();
+            store.close();
         });
     }
 }
