@@ -95,8 +95,7 @@ final class ChargeSetLease {
             return new Decided(take(now));
         }
         double rate = meter.perSecond(now);
-        // The single-bucket path's hysteresis: a charge set whose rate hovers around the threshold does not flap.
-        hot = hot ? rate >= policy.hotRequestsPerSecond() / 2 : rate >= policy.hotRequestsPerSecond();
+        hot = policy.isHot(hot, rate); // with hysteresis, see there
         if (!hot) {
             return PER_REQUEST;
         }
