@@ -27,10 +27,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -98,44 +94,29 @@ class MultiLimitLeaseTest {
             leases.add(new MultiLimitLeases(new RedisMultiLimitLeaseSource(scripts.get(i), calls), policy,
                     MonotonicClock.system()));
         }
-        ExecutorService executor = Executors.newFixedThreadPool(threads);
-        CountDownLatch go = new CountDownLatch(1);
-        AtomicInteger next = new AtomicInteger();
         AtomicInteger perRequestCalls = new AtomicInteger();
         AtomicInteger[] admittedOn = {new AtomicInteger(), new AtomicInteger(), new AtomicInteger()};
         try {
-            List<Future<?>> futures = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                futures.add(executor.submit(() -> {
-                    go.await();
-                    int i;
-                    while ((i = next.getAndIncrement()) < requests) {
-                        int r = i % routes.size();
-                        String route = routes.get(r);
-                        List<LimitCharge> charges = List.of(LimitCharge.of(tenant, route, perRoute),
-                                LimitCharge.of(tenant, route, total), LimitCharge.of(tenant, route, day));
-                        Optional<MultiLimitLeases.Leased> leased = leases.get(i % instances).decide(charges)
-                                .toCompletableFuture().get(30, TimeUnit.SECONDS);
-                        boolean admitted;
-                        if (leased.isEmpty()) {
-                            // The batch ran out while it waited: one call of its own, as MultiLimitLimiter makes.
-                            perRequestCalls.incrementAndGet();
-                            admitted = scripts.get(i % instances).decide(charges).get(30, TimeUnit.SECONDS)
-                                    .decision().admitted();
-                        } else {
-                            admitted = leased.get().decision().admitted();
-                        }
-                        if (admitted) {
-                            admittedOn[r].incrementAndGet();
-                        }
-                    }
-                    return null;
-                }));
-            }
-            go.countDown();
-            for (Future<?> f : futures) {
-                f.get(120, TimeUnit.SECONDS);
-            }
+            AllAtOnce.send(threads, requests, Duration.ofSeconds(120), i -> {
+                int r = i % routes.size();
+                String route = routes.get(r);
+                List<LimitCharge> charges = List.of(LimitCharge.of(tenant, route, perRoute),
+                        LimitCharge.of(tenant, route, total), LimitCharge.of(tenant, route, day));
+                Optional<MultiLimitLeases.Leased> leased = leases.get(i % instances).decide(charges)
+                        .toCompletableFuture().get(30, TimeUnit.SECONDS);
+                boolean admitted;
+                if (leased.isEmpty()) {
+                    // The batch ran out while it waited: one call of its own, as MultiLimitLimiter makes.
+                    perRequestCalls.incrementAndGet();
+                    admitted = scripts.get(i % instances).decide(charges).get(30, TimeUnit.SECONDS)
+                            .decision().admitted();
+                } else {
+                    admitted = leased.get().decision().admitted();
+                }
+                if (admitted) {
+                    admittedOn[r].incrementAndGet();
+                }
+            });
             int admitted = admittedOn[0].get() + admittedOn[1].get() + admittedOn[2].get();
             long held = leases.stream().mapToLong(MultiLimitLeases::heldRequests).sum();
             long calls = leases.stream().mapToLong(MultiLimitLeases::leaseCalls).sum();
@@ -154,7 +135,6 @@ class MultiLimitLeaseTest {
             assertThat(calls).isLessThan(requests / 4);
             assertThat(local).isGreaterThan(requests / 2);
         } finally {
-            executor.shutdownNow();
             leases.forEach(MultiLimitLeases::close);
             connections.forEach(StatefulRedisConnection::close);
         }

@@ -21,6 +21,7 @@ import dev.tollgate.core.limits.TokenBucket;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
@@ -29,10 +30,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -219,34 +216,18 @@ abstract class MultiLimitScriptContract {
             pool.add(c);
             scripts.add(new MultiLimitScript(ScriptCalls.on(c), layout()));
         }
-        ExecutorService executor = Executors.newFixedThreadPool(threads);
-        CountDownLatch go = new CountDownLatch(1);
-        AtomicInteger next = new AtomicInteger();
         AtomicInteger[] admittedOn = {new AtomicInteger(), new AtomicInteger()};
         try {
-            List<Future<?>> futures = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                futures.add(executor.submit(() -> {
-                    go.await();
-                    int i;
-                    while ((i = next.getAndIncrement()) < requests) {
-                        int r = i % 2;
-                        String route = routes.get(r);
-                        List<LimitCharge> charges = List.of(LimitCharge.of(tenant, route, perRoute),
-                                LimitCharge.of(tenant, route, total), LimitCharge.of(tenant, route, day));
-                        if (scripts.get(i % scripts.size()).decide(charges).join().decision().admitted()) {
-                            admittedOn[r].incrementAndGet();
-                        }
-                    }
-                    return null;
-                }));
-            }
-            go.countDown();
-            for (Future<?> f : futures) {
-                f.get(120, TimeUnit.SECONDS);
-            }
+            AllAtOnce.send(threads, requests, Duration.ofSeconds(120), i -> {
+                int r = i % 2;
+                String route = routes.get(r);
+                List<LimitCharge> charges = List.of(LimitCharge.of(tenant, route, perRoute),
+                        LimitCharge.of(tenant, route, total), LimitCharge.of(tenant, route, day));
+                if (scripts.get(i % scripts.size()).decide(charges).join().decision().admitted()) {
+                    admittedOn[r].incrementAndGet();
+                }
+            });
         } finally {
-            executor.shutdownNow();
             pool.forEach(StatefulConnection::close);
         }
         int admitted = admittedOn[0].get() + admittedOn[1].get();
