@@ -76,8 +76,7 @@ final class KeyLease {
             return new Decided(take(now));
         }
         double rate = meter.perSecond(now);
-        // Hysteresis: a key whose rate hovers around the threshold does not flap.
-        hot = hot ? rate >= policy.hotRequestsPerSecond() / 2 : rate >= policy.hotRequestsPerSecond();
+        hot = policy.isHot(hot, rate); // with hysteresis, see there
         long batch = hot ? policy.batchMicros(rate, current) : 0;
         if (batch == 0) {
             return PER_REQUEST;

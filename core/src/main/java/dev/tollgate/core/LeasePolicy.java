@@ -39,6 +39,16 @@ public record LeasePolicy(double hotRequestsPerSecond, long leaseMillis, long ma
     }
 
     /**
+     * Whether a key (or charge set) seen at {@code requestsPerSecond} by this instance is leased: from
+     * {@link #hotRequestsPerSecond()} on, and, once leased, until its rate falls below half of that, so
+     * that a key whose rate hovers around the threshold does not flap between leasing and one call per
+     * request. Both leasing paths decide it here.
+     */
+    public boolean isHot(boolean wasHot, double requestsPerSecond) {
+        return wasHot ? requestsPerSecond >= hotRequestsPerSecond / 2 : requestsPerSecond >= hotRequestsPerSecond;
+    }
+
+    /**
      * The largest batch for a bucket: {@code min(maxBatchTokens, floor(capacity × maxCapacityShare))},
      * rounded down to a whole number of requests' cost; 0 when that is less than one request (such a
      * bucket is never leased). Every over-admission bound of {@link LeasingBucketStore} is in terms of

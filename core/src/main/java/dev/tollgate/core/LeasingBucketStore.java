@@ -1,11 +1,7 @@
 package dev.tollgate.core;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -65,8 +61,7 @@ public final class LeasingBucketStore implements BucketStore, AutoCloseable {
     private final TokenLeaseSource source;
     private final LeasePolicy policy;
     private final MonotonicClock clock;
-    private final ConcurrentHashMap<BucketKey, KeyLease> leases = new ConcurrentHashMap<>();
-    private final AtomicLong nextSweepMillis;
+    private final LeaseTable<BucketKey, KeyLease> leases;
     private final LongAdder perRequestCalls = new LongAdder();
     private final LongAdder leaseCalls = new LongAdder();
     private final LongAdder giveBackCalls = new LongAdder();
@@ -82,7 +77,12 @@ public final class LeasingBucketStore implements BucketStore, AutoCloseable {
         this.source = source;
         this.policy = policy;
         this.clock = clock;
-        this.nextSweepMillis = new AtomicLong(clock.millis() + policy.leaseTtlMillis());
+        this.leases = new LeaseTable<>(clock, policy.leaseTtlMillis(),
+                (key, lease, now) -> lease.sweep(now, giver(key)),
+                (key, lease, sent) -> lease.release((limits, micros) -> {
+                    giveBackCalls.increment();
+                    sent.accept(source.giveBack(key, limits, micros));
+                }));
     }
 
     @Override
@@ -91,7 +91,7 @@ public final class LeasingBucketStore implements BucketStore, AutoCloseable {
             return callPerRequest(key, limits); // it answers "never" without leasing anything
         }
         long now = clock.millis();
-        sweepIfDue(now);
+        leases.sweepIfDue(now);
         while (true) {
             KeyLease lease = leases.computeIfAbsent(key, k -> new KeyLease(now, policy.leaseTtlMillis()));
             KeyLease.Step step = lease.onRequest(limits, now, policy, giver(key));
@@ -165,40 +165,19 @@ public final class LeasingBucketStore implements BucketStore, AutoCloseable {
         };
     }
 
-    private void sweepIfDue(long now) {
-        long due = nextSweepMillis.get();
-        if (now >= due && nextSweepMillis.compareAndSet(due, now + policy.leaseTtlMillis())) {
-            returnExpiredLeases();
-        }
-    }
-
     /**
      * Gives back the tokens of every lease held longer than the TTL, and forgets keys unused for two
      * seconds that hold nothing. Runs by itself from {@code tryAcquire} once per TTL; a scheduler may
      * call it too, so that a key that went quiet does not keep its tokens until the next request.
      */
     public void returnExpiredLeases() {
-        long now = clock.millis();
-        leases.forEach((key, lease) -> {
-            if (lease.sweep(now, giver(key))) {
-                leases.remove(key, lease);
-            }
-        });
+        leases.sweep();
     }
 
     /** Gives back every unspent leased token and waits (briefly) for the calls to be sent. */
     @Override
     public void close() {
-        List<CompletableFuture<Void>> calls = new ArrayList<>();
-        leases.forEach((key, lease) -> lease.release((limits, micros) -> {
-            giveBackCalls.increment();
-            calls.add(source.giveBack(key, limits, micros).toCompletableFuture());
-        }));
-        try {
-            CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).join();
-        } catch (RuntimeException e) {
-            // The tokens are lost: bounded by one batch per key, see the class comment.
-        }
+        leases.releaseAll(); // a failed call's tokens are lost: bounded by one batch per key, see above
     }
 
     /** Keys this instance keeps state for (a rate meter, maybe a lease); idle ones are forgotten. */

@@ -7,25 +7,28 @@ package dev.tollgate.core;
  *
  * <p>Error bound: exact for a steady rate; when the rate changes, the estimate lags by at most one
  * window (1 s) and is off by at most the previous window's count.
+ *
+ * <p>Public so that the multi-limit path's leases ({@code dev.tollgate.core.limits.MultiLimitLeases})
+ * call a key hot exactly as {@link LeasingBucketStore} does.
  */
-final class RequestRateMeter {
+public final class RequestRateMeter {
 
-    static final long WINDOW_MILLIS = 1000;
+    public static final long WINDOW_MILLIS = 1000;
 
     private long windowStart;
     private long current;
     private long previous;
 
-    RequestRateMeter(long nowMillis) {
+    public RequestRateMeter(long nowMillis) {
         this.windowStart = nowMillis;
     }
 
-    void record(long nowMillis) {
+    public void record(long nowMillis) {
         roll(nowMillis);
         current++;
     }
 
-    double perSecond(long nowMillis) {
+    public double perSecond(long nowMillis) {
         roll(nowMillis);
         double overlap = 1d - (double) (nowMillis - windowStart) / WINDOW_MILLIS;
         return current + previous * overlap;

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
@@ -22,6 +23,8 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
  * they should. Each refusal and its report are checked on the starter alone, by the starter's
  * {@code StartupValidationTest} (an {@code ApplicationContextRunner}, no gateway started).
  */
+// Alone: it reads what the whole JVM prints, which a class running beside it would add to.
+@Isolated
 @ExtendWith(OutputCaptureExtension.class)
 class ConfigurationValidationTest {
 

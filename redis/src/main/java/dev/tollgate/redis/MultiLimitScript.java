@@ -19,6 +19,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -210,6 +211,27 @@ public final class MultiLimitScript {
         Request request = request(charges);
         batcher.add(request);
         return request;
+    }
+
+    /**
+     * Decides {@code copies} identical requests of {@code charges} (1 to {@value #MAX_BATCH}) in one
+     * call, without waiting for a loop's batch: a multi-limit lease ({@link RedisMultiLimitLeaseSource}).
+     * The script decides them one after the other at one instant, each all or nothing and exactly as
+     * alone; the first rejected changes nothing, so every later copy is rejected too. A copy whose
+     * windows were stale is asked again on its own (still all or nothing, maybe not at the same instant).
+     */
+    public CompletableFuture<List<Reply>> decideCopies(List<LimitCharge> charges, int copies) {
+        if (copies < 1 || copies > MAX_BATCH) {
+            throw new IllegalArgumentException("copies must be between 1 and " + MAX_BATCH + ", was " + copies);
+        }
+        List<CompletableFuture<Reply>> replies = decideTogether(Collections.nCopies(copies, charges));
+        return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new))
+                .thenApply(ignored -> replies.stream().map(CompletableFuture::join).toList());
+    }
+
+    /** Where this script keeps limit states. */
+    public Layout layout() {
+        return layout;
     }
 
     /**

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +45,8 @@ import org.slf4j.LoggerFactory;
  * answer), so while the bucket is still full and every request is a Redis call, a slow machine
  * offers less than the rate and the full bucket loses refill to its cap, as any token bucket would.
  */
+// Alone: it checks that the admitted rate reaches the rule's, which needs the cores to itself.
+@Isolated
 class MultiInstanceAccuracyTest {
 
     private static final int INSTANCES = 3;

@@ -3,6 +3,8 @@ package dev.tollgate.redis;
 import static dev.tollgate.core.RandomizedCheck.forAll;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tollgate.core.LeasePolicy;
+import dev.tollgate.core.ManualClock;
 import dev.tollgate.core.WallClock;
 import dev.tollgate.core.limits.Allowance;
 import dev.tollgate.core.limits.CalendarQuota;
@@ -12,12 +14,14 @@ import dev.tollgate.core.limits.LimitKey;
 import dev.tollgate.core.limits.LimitScope;
 import dev.tollgate.core.limits.LimitState;
 import dev.tollgate.core.limits.MultiLimitDecision;
+import dev.tollgate.core.limits.MultiLimitLeases;
 import dev.tollgate.core.limits.QuotaPeriod;
 import dev.tollgate.core.limits.ReferenceLimitEvaluator;
 import dev.tollgate.core.limits.TokenBucket;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
@@ -26,10 +30,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -216,34 +216,18 @@ abstract class MultiLimitScriptContract {
             pool.add(c);
             scripts.add(new MultiLimitScript(ScriptCalls.on(c), layout()));
         }
-        ExecutorService executor = Executors.newFixedThreadPool(threads);
-        CountDownLatch go = new CountDownLatch(1);
-        AtomicInteger next = new AtomicInteger();
         AtomicInteger[] admittedOn = {new AtomicInteger(), new AtomicInteger()};
         try {
-            List<Future<?>> futures = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                futures.add(executor.submit(() -> {
-                    go.await();
-                    int i;
-                    while ((i = next.getAndIncrement()) < requests) {
-                        int r = i % 2;
-                        String route = routes.get(r);
-                        List<LimitCharge> charges = List.of(LimitCharge.of(tenant, route, perRoute),
-                                LimitCharge.of(tenant, route, total), LimitCharge.of(tenant, route, day));
-                        if (scripts.get(i % scripts.size()).decide(charges).join().decision().admitted()) {
-                            admittedOn[r].incrementAndGet();
-                        }
-                    }
-                    return null;
-                }));
-            }
-            go.countDown();
-            for (Future<?> f : futures) {
-                f.get(120, TimeUnit.SECONDS);
-            }
+            AllAtOnce.send(threads, requests, Duration.ofSeconds(120), i -> {
+                int r = i % 2;
+                String route = routes.get(r);
+                List<LimitCharge> charges = List.of(LimitCharge.of(tenant, route, perRoute),
+                        LimitCharge.of(tenant, route, total), LimitCharge.of(tenant, route, day));
+                if (scripts.get(i % scripts.size()).decide(charges).join().decision().admitted()) {
+                    admittedOn[r].incrementAndGet();
+                }
+            });
         } finally {
-            executor.shutdownNow();
             pool.forEach(StatefulConnection::close);
         }
         int admitted = admittedOn[0].get() + admittedOn[1].get();
@@ -301,15 +285,39 @@ abstract class MultiLimitScriptContract {
     }
 
     /**
+     * A multi-limit lease ({@link RedisMultiLimitLeaseSource}: the take is this script deciding 10
+     * copies, the give-back {@code multi_limit_return.lua}) on every server and layout: the states end
+     * exactly as the 3 requests served left them (a route bucket of 100: 97; a tenant day quota: 3).
+     */
+    @Test
+    void aLeaseGivesBackExactlyWhatItDidNotSpend() {
+        Limit rate = new Limit("rate", LimitScope.eachRoute(), new TokenBucket(100, 0.001));
+        Limit day = new Limit("day", LimitScope.tenant(), new CalendarQuota(100, QuotaPeriod.DAY));
+        MultiLimitScript script = new MultiLimitScript(calls(), layout());
+        for (int i = 0; i < 10; i++) {
+            MultiLimitLeases leases = new MultiLimitLeases(new RedisMultiLimitLeaseSource(script, calls()),
+                    new LeasePolicy(0, 60_000, 10, 1.0, 600_000), new ManualClock());
+            String tenant = freshTenant("lease");
+            List<LimitCharge> charges = List.of(LimitCharge.of(tenant, "orders", rate), LimitCharge.of(tenant, "orders", day));
+            for (int r = 0; r < 3; r++) {
+                assertThat(leases.decide(charges).toCompletableFuture().join().orElseThrow().decision().admitted()).isTrue();
+            }
+            assertThat(leases.heldRequests()).isEqualTo(7);
+            leases.close();
+            assertThat(wholeTokens(rate.keyFor(tenant, "orders"))).isEqualTo(97);
+            assertThat(stateInRedis(day.keyFor(tenant, "orders"))).isInstanceOfSatisfying(LimitState.Quota.class,
+                    q -> assertThat(q.used()).isEqualTo(3));
+        }
+    }
+
+    /**
      * Redis holds what the reference holds, or nothing where the reference's state no longer matters
      * (a full bucket, a quota whose window is over): the key expired, as it is meant to.
      */
     private void assertSameState(LimitCharge charge, SyntheticWindows windows, LimitState expected, int request) {
         LimitState actual = stateInRedis(charge.key());
         if (actual == null && expected != null) {
-            List<byte[]> time = bytes().time();
-            long redisNow = Long.parseLong(new String(time.get(0), StandardCharsets.US_ASCII)) * 1000
-                    + Long.parseLong(new String(time.get(1), StandardCharsets.US_ASCII)) / 1000;
+            long redisNow = MultiLimitStates.redisNowMillis(bytes());
             if (expected instanceof LimitState.Bucket bucket) {
                 var limits = ((TokenBucket) charge.limit().allowance()).limits(1);
                 assertThat(bucket.tsMillis()).as("expired bucket %s", charge.key()).isLessThanOrEqualTo(redisNow);
@@ -326,14 +334,11 @@ abstract class MultiLimitScriptContract {
     }
 
     private long wholeTokens(LimitKey key) {
-        LimitState state = stateInRedis(key);
-        assertThat(state).isInstanceOf(LimitState.Bucket.class);
-        return ((LimitState.Bucket) state).tokens() / 1_000_000L;
+        return MultiLimitStates.wholeTokens(bytes(), key, layout());
     }
 
     private LimitState stateInRedis(LimitKey key) {
-        return MultiLimitStates.decode(bytes().hget(MultiLimitScript.redisKey(key, layout()).getBytes(StandardCharsets.UTF_8),
-                MultiLimitScript.field(key, layout()).getBytes(StandardCharsets.UTF_8)));
+        return MultiLimitStates.inRedis(bytes(), key, layout());
     }
 
     /**

@@ -1,6 +1,12 @@
 package dev.tollgate.redis;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tollgate.core.limits.LimitKey;
 import dev.tollgate.core.limits.LimitState;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * The field values {@code multi_limit.lua} writes, read and written from Java in tests: a token bucket
@@ -38,6 +44,26 @@ final class MultiLimitStates {
         write(out, 0, 6, quota.windowStartMillis());
         write(out, 6, 5, quota.used());
         return out;
+    }
+
+    /** The state Redis holds for {@code key} where {@code layout} keeps it, {@code null} if none. */
+    static LimitState inRedis(RedisClusterCommands<byte[], byte[]> bytes, LimitKey key, MultiLimitScript.Layout layout) {
+        return decode(bytes.hget(MultiLimitScript.redisKey(key, layout).getBytes(StandardCharsets.UTF_8),
+                MultiLimitScript.field(key, layout).getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** The whole tokens of the bucket Redis holds for {@code key} (which must be a bucket). */
+    static long wholeTokens(RedisClusterCommands<byte[], byte[]> bytes, LimitKey key, MultiLimitScript.Layout layout) {
+        LimitState state = inRedis(bytes, key, layout);
+        assertThat(state).isInstanceOf(LimitState.Bucket.class);
+        return ((LimitState.Bucket) state).tokens() / 1_000_000L;
+    }
+
+    /** Redis's clock ({@code TIME}), in ms: the one the script decides at. */
+    static long redisNowMillis(RedisClusterCommands<byte[], byte[]> bytes) {
+        List<byte[]> time = bytes.time();
+        return Long.parseLong(new String(time.get(0), StandardCharsets.US_ASCII)) * 1000
+                + Long.parseLong(new String(time.get(1), StandardCharsets.US_ASCII)) / 1000;
     }
 
     private static long read(byte[] bytes, int from, int length) {

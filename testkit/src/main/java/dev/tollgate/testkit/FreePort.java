@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 /** A TCP port on the loopback interface that was free a moment ago. */
@@ -15,13 +17,26 @@ public final class FreePort {
     private FreePort() {
     }
 
+    /**
+     * Ports this JVM has handed out: never twice, since test classes run side by side in one JVM and
+     * the port one asked for may not be bound yet when another asks.
+     */
+    private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+
     public static int find() {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free loopback port", e);
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port;
+            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                socket.setReuseAddress(true);
+                port = socket.getLocalPort();
+            } catch (IOException e) {
+                throw new UncheckedIOException("no free loopback port", e);
+            }
+            if (HANDED_OUT.add(port)) {
+                return port;
+            }
         }
+        throw new IllegalStateException("no loopback port this JVM has not handed out already");
     }
 
     /**
@@ -32,7 +47,8 @@ public final class FreePort {
     public static int findWithClusterBus() {
         for (int attempt = 0; attempt < 200; attempt++) {
             int port = ThreadLocalRandom.current().nextInt(15_000, 22_700);
-            if (isFree(port) && isFree(port + CLUSTER_BUS_OFFSET)) {
+            if (isFree(port) && isFree(port + CLUSTER_BUS_OFFSET)
+                    && HANDED_OUT.add(port) && HANDED_OUT.add(port + CLUSTER_BUS_OFFSET)) {
                 return port;
             }
         }

@@ -7,7 +7,7 @@ import java.util.Set;
 
 /**
  * Which limits apply to a tenant's request on a route, from the tenant's own limits and its plan
- * (proposal of {@code docs/limits-engine-draft.md}, section 2).
+ * (the precedence {@code docs/rules-and-keys.md} states for users, section "Plans").
  *
  * <p>Limits fall in four <em>groups</em>: per-route token buckets, per-route quotas (scopes
  * {@code route} and {@code each-route}), tenant-total token buckets and tenant-total quotas (scope

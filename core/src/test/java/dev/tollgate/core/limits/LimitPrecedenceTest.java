@@ -7,7 +7,7 @@ import dev.tollgate.core.limits.LimitPrecedence.Source;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The worked examples of the precedence (docs/limits-engine-draft.md, section 2). */
+/** Worked examples of the precedence (docs/rules-and-keys.md, "Plans"). */
 class LimitPrecedenceTest {
 
     private static final Plan FREE = new Plan("free", List.of(

@@ -10,6 +10,7 @@ import dev.tollgate.core.ShardedBucketStore;
 import dev.tollgate.core.WallClock;
 import dev.tollgate.core.limits.LimitBook;
 import dev.tollgate.core.limits.LocalMultiLimitStore;
+import dev.tollgate.core.limits.MultiLimitLeases;
 import dev.tollgate.core.limits.RuleBookLimits;
 import dev.tollgate.core.region.RegionalLimitBook;
 import dev.tollgate.core.region.RegionalRuleBook;
@@ -170,8 +171,9 @@ class RateLimitingConfiguration {
     @Bean
     @ConditionalOnMissingBean
     MultiLimitLimiter multiLimitLimiter(MultiLimitScript multiLimitScript, LocalMultiLimitStore store,
-                                        CircuitBreaker redisCircuitBreaker, DecisionMetrics metrics) {
-        return new MultiLimitLimiter(multiLimitScript, store, redisCircuitBreaker, metrics);
+                                        CircuitBreaker redisCircuitBreaker, DecisionMetrics metrics,
+                                        ObjectProvider<MultiLimitLeases> leases) {
+        return new MultiLimitLimiter(multiLimitScript, store, redisCircuitBreaker, metrics, leases.getIfAvailable());
     }
 
     @Bean

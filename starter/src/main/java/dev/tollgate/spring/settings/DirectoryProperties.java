@@ -17,7 +17,9 @@ import org.springframework.validation.annotation.Validated;
  * @param changeLookback     Change-log rows re-read behind the last one seen, to catch changes whose transactions
  *                           committed out of id order.
  * @param migrate            Whether the gateway applies its schema migrations itself at start.
- * @param poolSize           JDBC connections kept for refreshes and the admin API.
+ * @param poolSize           JDBC connections kept for refreshes and the admin API; at least 2 while {@code migrate}
+ *                           is on, because Flyway holds one connection for its lock while it migrates on
+ *                           another (with 1 the first load would wait for itself forever).
  * @param unverifiedKeys     What requests get while no API key could ever be checked (PostgreSQL unreachable since
  *                           start, and no saved snapshot restored): shared-default-rule or reject.
  * @param initialLoadTimeout How long start-up waits for the first load of rules and keys (it goes on without them).
@@ -34,4 +36,14 @@ public record DirectoryProperties(
         @DefaultValue("4") @Min(1) int poolSize,
         @DefaultValue("shared-default-rule") UnverifiedKeyPolicy unverifiedKeys,
         @DefaultValue("10s") @DurationMin(nanos = 1) Duration initialLoadTimeout) {
+
+    public DirectoryProperties {
+        if (migrate && poolSize < 2) {
+            throw new InvalidSettingException("tollgate.directory.pool-size", Integer.toString(poolSize),
+                    "tollgate.directory.pool-size must be at least 2 while tollgate.directory.migrate is true"
+                            + " (the schema migration holds two connections), was " + poolSize,
+                    "Set tollgate.directory.pool-size to 2 or more, or apply the migrations yourself and set"
+                            + " tollgate.directory.migrate=false.");
+        }
+    }
 }

@@ -12,6 +12,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -21,6 +22,8 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
  * start: "APPLICATION FAILED TO START" with a Description that names the setting in full and its value
  * (never a password), and an Action that says what to set, instead of a stack trace.
  */
+// Alone: it reads what the whole JVM prints, which a class running beside it would add to.
+@Isolated
 @ExtendWith(OutputCaptureExtension.class)
 class SettingFailureReportTest {
 

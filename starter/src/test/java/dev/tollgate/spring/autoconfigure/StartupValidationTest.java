@@ -15,6 +15,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -193,6 +194,32 @@ class StartupValidationTest {
                 .contains("tollgate.jwt.jwk-set-uri must be an http(s) URL");
         assertThat(stackTrace(failureWith("tollgate.jwt.tenant-claim= ")))
                 .contains("tollgate.jwt.tenant-claim must not be blank");
+    }
+
+    @Test
+    void aDirectoryPoolOfOneConnectionIsRefusedWhileTheGatewayMigrates() {
+        // Flyway locks on one connection and migrates on another: one would wait for itself forever.
+        assertThat(report(failureWith("tollgate.directory.pool-size=1")).getDescription())
+                .contains("tollgate.directory.pool-size must be at least 2 while tollgate.directory.migrate is true");
+        runner.withPropertyValues("tollgate.directory.pool-size=1", "tollgate.directory.migrate=false")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void jwtSettingsWithoutSpringSecurityOnTheClassPathAreRefusedNamingWhatIsMissing() {
+        Throwable[] failure = new Throwable[1];
+        runner.withClassLoader(new FilteredClassLoader("org.springframework.security.oauth2"))
+                .withPropertyValues("tollgate.jwt.jwk-set-uri=https://issuer.example/jwks")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    failure[0] = context.getStartupFailure();
+                });
+        assertThat(stackTrace(failure[0]))
+                .contains("tollgate.jwt.jwk-set-uri is set, but bearer tokens need")
+                .contains("spring-security-oauth2-resource-server");
+        // Without the setting the same class path starts: bearer tokens are simply not looked at.
+        runner.withClassLoader(new FilteredClassLoader("org.springframework.security.oauth2"))
+                .run(context -> assertThat(context).hasNotFailed());
     }
 
     @Test

@@ -8,6 +8,7 @@ import dev.tollgate.core.LeasingBucketStore;
 import dev.tollgate.core.RateLimitRule;
 import dev.tollgate.core.RuleBook;
 import dev.tollgate.core.limits.LimitBook;
+import dev.tollgate.core.limits.MultiLimitLeases;
 import dev.tollgate.redis.DedicatedRedisClient;
 import dev.tollgate.redis.RedisConnector;
 import dev.tollgate.spring.directory.Directory;
@@ -226,9 +227,11 @@ class TollgateAutoConfigurationTest {
 
     @Test
     void hotKeyLeasesAreOnAsTheirRecordSaysUnlessSwitchedOff() {
-        runner.run(context -> assertThat(context).hasSingleBean(LeasingBucketStore.class));
+        runner.run(context -> assertThat(context).hasSingleBean(LeasingBucketStore.class)
+                .hasSingleBean(MultiLimitLeases.class));
         runner.withPropertyValues("tollgate.hot-keys.leases.enabled=false")
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LeasingBucketStore.class));
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(LeasingBucketStore.class)
+                        .doesNotHaveBean(MultiLimitLeases.class));
     }
 
     @Test
@@ -371,6 +374,7 @@ class TollgateAutoConfigurationTest {
                     .containsEntry("redisConnection", LifecyclePhase.CONNECTIONS)
                     .containsEntry("heartbeats", LifecyclePhase.PRESENCE)
                     .containsEntry("leaseReturns", LifecyclePhase.WORK)
+                    .containsEntry("multiLimitLeaseReturns", LifecyclePhase.WORK)
                     .containsEntry("fallbackEviction", LifecyclePhase.WORK);
             assertThat(context.getBeansOfType(BackgroundService.class).values()).allMatch(BackgroundService::isRunning);
             assertThat(context.getBean(RedisConnector.class).lanes()).as("connected at start")
@@ -383,6 +387,8 @@ class TollgateAutoConfigurationTest {
         // Leases back first, then the heartbeat off, then the connections closed.
         assertThat(LifecycleProbes.STOPPED).endsWith("heartbeats", "redisConnection");
         assertThat(LifecycleProbes.STOPPED.indexOf("leaseReturns"))
+                .isLessThan(LifecycleProbes.STOPPED.indexOf("heartbeats"));
+        assertThat(LifecycleProbes.STOPPED.indexOf("multiLimitLeaseReturns"))
                 .isLessThan(LifecycleProbes.STOPPED.indexOf("heartbeats"));
         assertThat(LifecycleProbes.STOPPED.indexOf("fallbackEviction"))
                 .isLessThan(LifecycleProbes.STOPPED.indexOf("heartbeats"));

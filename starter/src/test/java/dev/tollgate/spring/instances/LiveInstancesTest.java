@@ -13,6 +13,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -22,6 +23,8 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
  * (The stores themselves, on real Redis and PostgreSQL, are tested through gateways in
  * {@code FallbackInstanceCountTest}.)
  */
+// Alone: it reads what the whole JVM prints, which a class running beside it would add to.
+@Isolated
 @ExtendWith(OutputCaptureExtension.class)
 class LiveInstancesTest {
 

@@ -36,10 +36,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
+// Alone: it reads what the whole JVM prints, which a class running beside it would add to.
+@Isolated
 @ExtendWith(OutputCaptureExtension.class)
 class SnapshotFileTest {
 
