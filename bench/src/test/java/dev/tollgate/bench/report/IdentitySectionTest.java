@@ -41,6 +41,7 @@ class IdentitySectionTest {
                 .contains("| Tollgate, failure limit off | 0.10 ms | 0.20 ms | 0.10 ms | 1.80 ms | 9.0 × | 1.60 ms (0.20 ms), 2.00 ms (0.20 ms) | 2,500 | 10,000 / 0 / 0 |")
                 .contains("| Tollgate, failure limit on | 0.10 ms | 1.00 ms | 0.10 ms | 1.70 ms | 1.7 × | 1.50 ms (1.00 ms), 1.90 ms (1.00 ms) | 4,993 | 30 / 19,940 / 0 |")
                 .contains("Measured apart from the rest of this report, by `bench/run.sh --identity`")
+                .contains("not with other sections.\n\n### What an identity costs at saturation\n\nThe saturation")
                 .doesNotContain("\n\n\n");
         // Inserted before "Not measured yet", between its marks, the rest untouched.
         assertThat(md).startsWith("# Benchmarks\n\nEarlier sections.\n\n" + BenchmarkReport.IDENTITY_START)
