@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs Tollgate's benchmark suite and writes docs/benchmarks.md and docs/benchmarks/*.png.
 #
-#   bench/run.sh            the full suite (about 15 to 20 minutes on 2 cores: gateways are warmed until their JIT is quiet)
+#   bench/run.sh            the full suite (about 20 to 25 minutes on 2 cores: gateways are warmed until their JIT is quiet)
 #   bench/run.sh --quick    a smoke run of every step with tiny sizes; writes its report to
 #                           bench/target/bench-run/docs/ instead, so docs/ is left alone
 #   bench/run.sh --identity the identity scenarios alone (issue 23: API-key, anonymous and JWT decisions

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * How much the suite measures: rates, repetitions, run lengths, sizes. {@link #standard()} is
- * what {@code bench/run.sh} runs; it is sized to finish in about 13 minutes on a 2-core machine.
+ * what {@code bench/run.sh} runs; it is sized to finish in about 20 minutes on a 2-core machine.
  *
  * @param rateShares            open-loop request rates of the latency runs, as shares of the
  *                              no-limiter gateway's maximum throughput measured in the same run
