@@ -37,7 +37,7 @@ record IdentitySection(String separateRun, List<Mix> mixes, int rounds, int conc
 
     record FloodRow(String gateway, String quietP50, String quietP99, String floodedP50, String floodedP99,
                     String p99Ratio, String p99PerRound, String floodRate, String floodAnswers, String quietCores,
-                    String floodedCores, String clientErrors) {
+                    String floodedCores, String quietCpuPerAnswer, String floodedCpuPerAnswer, String clientErrors) {
     }
 
     record FloodPlan(String victimRate, int connections, int seconds, int rounds) {
@@ -140,6 +140,8 @@ record IdentitySection(String separateRun, List<Mix> mixes, int rounds, int conc
                 String.format(Locale.ROOT, "%,d / %,d / %,d", unauthorized, refused, floodErrors),
                 Fmt.fmt2(AuthFailureFlood.median(runs, gateway, false, AuthFailureFlood.Run::gatewayCores)),
                 Fmt.fmt2(AuthFailureFlood.median(runs, gateway, true, AuthFailureFlood.Run::gatewayCores)),
+                micros(AuthFailureFlood.median(runs, gateway, false, AuthFailureFlood.Run::cpuMicrosPerAnswer)),
+                micros(AuthFailureFlood.median(runs, gateway, true, AuthFailureFlood.Run::cpuMicrosPerAnswer)),
                 Long.toString(clientErrors));
     }
 

@@ -42,6 +42,16 @@ public final class AuthFailureFlood {
     public record Run(String gateway, int round, boolean flooded, LoadResult victim, LoadResult flood,
                       double gatewayCpuMillis, double otherWorkCores) {
 
+        /**
+         * The gateway's CPU per answer it gave during the run (the client's and the flood's), in
+         * microseconds. The flood's count is that of its measured window, which starts with the
+         * client's run and ends with its schedule: the two windows differ by the client's last answers.
+         */
+        public double cpuMicrosPerAnswer() {
+            long answers = victim.responses() + (flood == null ? 0 : flood.responses());
+            return answers == 0 ? Double.NaN : gatewayCpuMillis * 1000 / answers;
+        }
+
         /** The gateway's CPU over the run, in cores (of the machine's 2). */
         public double gatewayCores() {
             return gatewayCpuMillis / 1000 / victim.seconds();
