@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Runs Tollgate's benchmark suite and writes docs/benchmarks.md and docs/benchmarks/*.png.
 #
-#   bench/run.sh            the full suite (about 15 to 20 minutes on 2 cores: gateways are warmed until their JIT is quiet)
+#   bench/run.sh            the full suite (about 20 to 25 minutes on 2 cores: gateways are warmed until their JIT is quiet)
 #   bench/run.sh --quick    a smoke run of every step with tiny sizes; writes its report to
 #                           bench/target/bench-run/docs/ instead, so docs/ is left alone
+#   bench/run.sh --identity the identity scenarios alone (issue 23: API-key, anonymous and JWT decisions
+#                           at saturation; the bogus-key flood with and without the failed-authentication
+#                           limit), about 10 minutes; rewrites only their section of docs/benchmarks.md
+#                           (with --quick as well: tiny sizes, written under bench/target/bench-run/docs/)
 #
 # Everything runs on this machine and talks to 127.0.0.1 only: a redis-server (the system's Redis 7+,
 # else the one shipped in the embedded-redis jar), a small upstream and the gateways, each in a
@@ -13,9 +17,14 @@ cd "$(dirname "$0")/.."
 ROOT="$PWD"
 
 QUICK=false
-if [[ "${1:-}" == "--quick" ]]; then
-  QUICK=true
-fi
+ONLY=""
+for arg in "$@"; do
+  case "$arg" in
+    --quick) QUICK=true ;;
+    --identity) ONLY=identity ;;
+    *) echo "unknown option: $arg (use --quick and/or --identity)" >&2; exit 2 ;;
+  esac
+done
 
 # Reactor build of the gateway jar and the bench module; nothing is installed into ~/.m2.
 ./mvnw -q -pl gateway,bench -am package -DskipTests
@@ -38,5 +47,5 @@ stop_leftovers() {
 trap stop_leftovers EXIT
 
 CLASSPATH="$ROOT/bench/target/tollgate-bench-0.1.0-SNAPSHOT.jar:$(cat "$ROOT/bench/target/runtime-classpath.txt")"
-java -Xms1g -Xmx1g -XX:+UseG1GC -Dbench.quick="$QUICK" -cp "$CLASSPATH" \
+java -Xms1g -Xmx1g -XX:+UseG1GC -Dbench.quick="$QUICK" -Dbench.only="$ONLY" -cp "$CLASSPATH" \
   dev.tollgate.bench.BenchmarkSuite "$ROOT"

@@ -8,6 +8,7 @@ import dev.tollgate.bench.process.GatewayVariant;
 import dev.tollgate.bench.process.JavaCommand;
 import dev.tollgate.bench.redis.RedisStats;
 import dev.tollgate.bench.upstream.FastUpstream;
+import dev.tollgate.spring.identity.TokenIssuer;
 import dev.tollgate.testkit.FreePort;
 import dev.tollgate.testkit.RedisServer;
 import java.io.IOException;
@@ -20,7 +21,8 @@ import java.util.Map;
 
 /**
  * The servers of a scenario run, all on 127.0.0.1: one redis-server, the fast upstream (its own
- * JVM), and gateways (one JVM each). Closing it stops every one of them.
+ * JVM), a JWT issuer's JWK set (in this JVM), and gateways (one JVM each). Closing it stops every one
+ * of them.
  */
 public final class BenchEnvironment implements AutoCloseable {
 
@@ -30,22 +32,27 @@ public final class BenchEnvironment implements AutoCloseable {
     private final ChildProcess upstream;
     private final String upstreamUrl;
     private final GatewayLauncher launcher;
+    private final TokenIssuer tokens;
     private final List<GatewayProcess> running = new ArrayList<>();
 
     private BenchEnvironment(ChildProcesses processes, RedisServer redis, ChildProcess upstream, String upstreamUrl,
-                             GatewayLauncher launcher) {
+                             GatewayLauncher launcher, TokenIssuer tokens) {
         this.processes = processes;
         this.redis = redis;
         this.redisStats = new RedisStats(redis.host(), redis.port());
         this.upstream = upstream;
         this.upstreamUrl = upstreamUrl;
         this.launcher = launcher;
+        this.tokens = tokens;
     }
 
-    public static BenchEnvironment start(Path runDir, Path gatewayJar) {
+    /** {@code knownCallers}: keys {@code tenant-0} ... the key-directory gateways have issued. */
+    public static BenchEnvironment start(Path runDir, Path gatewayJar, int knownCallers) {
         ChildProcesses processes = new ChildProcesses(runDir);
         RedisServer redis = null;
+        TokenIssuer tokens = null;
         try {
+            tokens = new TokenIssuer();
             redis = RedisServer.start();
             processes.recordPid(redis.pid());
             int upstreamPort = FreePort.find();
@@ -53,12 +60,16 @@ public final class BenchEnvironment implements AutoCloseable {
                     FastUpstream.class.getName(), List.of(Integer.toString(upstreamPort))));
             awaitListening(upstream, upstreamPort);
             String upstreamUrl = "http://127.0.0.1:" + upstreamPort;
-            GatewayLauncher launcher = new GatewayLauncher(processes, gatewayJar, runDir, upstreamUrl, redis.port());
-            return new BenchEnvironment(processes, redis, upstream, upstreamUrl, launcher);
+            GatewayLauncher launcher = new GatewayLauncher(processes, gatewayJar, runDir, upstreamUrl, redis.port(),
+                    tokens.jwkSetUri(), knownCallers);
+            return new BenchEnvironment(processes, redis, upstream, upstreamUrl, launcher, tokens);
         } catch (RuntimeException e) {
             processes.close();
             if (redis != null) {
                 redis.close();
+            }
+            if (tokens != null) {
+                tokens.close();
             }
             throw e;
         }
@@ -107,6 +118,17 @@ public final class BenchEnvironment implements AutoCloseable {
         return redisStats;
     }
 
+    /**
+     * An RS256 token naming {@code tenant} in its {@code tenant} claim (the gateway's default
+     * {@code tollgate.jwt.tenant-claim}), signed by a key of the JWK set the JWT gateway is given.
+     * Valid for a day: a suite's tokens never expire during it.
+     */
+    public String tokenFor(String tenant) {
+        return tokens.rs256(TokenIssuer.claims(Map.of("tenant", tenant))
+                .expirationTime(java.util.Date.from(java.time.Instant.now().plus(Duration.ofDays(1))))
+                .build());
+    }
+
     private static void awaitListening(ChildProcess process, int port) {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (System.nanoTime() < deadline) {
@@ -135,7 +157,11 @@ public final class BenchEnvironment implements AutoCloseable {
             try {
                 processes.close();
             } finally {
-                redis.close();
+                try {
+                    redis.close();
+                } finally {
+                    tokens.close();
+                }
             }
         }
     }

@@ -1,6 +1,7 @@
 package dev.tollgate.bench;
 
 import dev.tollgate.bench.builtin.BuiltInLimiterScript;
+import dev.tollgate.bench.load.Credentials;
 import dev.tollgate.bench.load.HttpTarget;
 import dev.tollgate.bench.load.RequestMix;
 import dev.tollgate.bench.machine.CpuActivity;
@@ -12,6 +13,7 @@ import dev.tollgate.bench.process.GatewayProcess;
 import dev.tollgate.bench.process.GatewayVariant;
 import dev.tollgate.bench.report.BenchmarkReport;
 import dev.tollgate.bench.report.Targets;
+import dev.tollgate.bench.scenario.AuthFailureFlood;
 import dev.tollgate.bench.scenario.ClusterAccuracy;
 import dev.tollgate.bench.scenario.CostCurve;
 import dev.tollgate.bench.scenario.DirectoryFootprint;
@@ -36,13 +38,17 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
 import reactor.netty.resources.LoopResources;
 
 /**
  * The whole benchmark suite, run by {@code bench/run.sh}: JMH micro-benchmarks, then the scenarios
  * against real processes (Redis, upstream, gateways), then {@code docs/benchmarks.md} and its charts.
  *
- * <p>Usage: {@code BenchmarkSuite <project root>}; the gateway jar must have been built.
+ * <p>Usage: {@code BenchmarkSuite <project root>}; the gateway jar must have been built. With
+ * {@code -Dbench.only=identity} ({@code bench/run.sh --identity}) it runs the identity scenarios
+ * alone (issue 23: saturation of the API-key, anonymous and JWT gateways, and the bogus-key flood)
+ * and rewrites only their section of the report.
  */
 public final class BenchmarkSuite {
 
@@ -54,19 +60,26 @@ public final class BenchmarkSuite {
     private final Path root;
     private final SuitePlan plan;
     private final boolean quick;
+    private final boolean identityOnly;
     private final Progress progress = new Progress();
 
-    BenchmarkSuite(Path root, boolean quick) {
+    BenchmarkSuite(Path root, boolean quick, boolean identityOnly) {
         this.root = root;
         this.quick = quick;
+        this.identityOnly = identityOnly;
         this.plan = quick ? SuitePlan.quick() : SuitePlan.standard();
     }
+
+    /** The gateways the saturation scenario runs beside no limiter and Tollgate, and stops after it. */
+    private static final List<GatewayVariant> SATURATION_ONLY = List.of(GatewayVariant.TOLLGATE_THREE_LIMITS,
+            GatewayVariant.TOLLGATE_ANONYMOUS, GatewayVariant.TOLLGATE_JWT);
 
     public static void main(String[] args) {
         Path root = Path.of(args.length > 0 ? args[0] : ".").toAbsolutePath().normalize();
         int status = 0;
         try {
-            Path report = new BenchmarkSuite(root, Boolean.getBoolean("bench.quick")).run();
+            Path report = new BenchmarkSuite(root, Boolean.getBoolean("bench.quick"),
+                    "identity".equals(System.getProperty("bench.only"))).run();
             System.out.println("Report written to " + report);
         } catch (RuntimeException e) {
             e.printStackTrace();
@@ -79,6 +92,9 @@ public final class BenchmarkSuite {
     Path run() {
         Path runDir = root.resolve("bench/target/bench-run");
         Path gatewayJar = root.resolve(GATEWAY_JAR);
+        if (identityOnly) {
+            return runIdentity(runDir, gatewayJar);
+        }
         awaitQuiet("JMH", Duration.ofSeconds(20));
         progress.say("JMH micro-benchmarks (log: %s)", runDir.resolve("jmh.log"));
         List<MicroResult> micro = MicroBenchmarks.run(runDir, quick);
@@ -94,10 +110,12 @@ public final class BenchmarkSuite {
         }
 
         progress.say("starting redis-server, upstream and gateways (logs: %s)", runDir.resolve("logs"));
-        try (BenchEnvironment env = BenchEnvironment.start(runDir, gatewayJar)) {
+        try (BenchEnvironment env = BenchEnvironment.start(runDir, gatewayJar, plan.latencyTenants())) {
             MachineInfo machine = MachineInfo.collect(env.redisStats().version());
             Map<String, GatewayVariant> names = new LinkedHashMap<>();
-            for (GatewayVariant variant : GatewayVariant.values()) {
+            for (GatewayVariant variant : List.of(GatewayVariant.NO_LIMITER, GatewayVariant.TOLLGATE,
+                    GatewayVariant.BUILT_IN, GatewayVariant.TOLLGATE_THREE_LIMITS, GatewayVariant.TOLLGATE_ANONYMOUS,
+                    GatewayVariant.TOLLGATE_JWT)) {
                 names.put(variant.id(), variant);
             }
             List<GatewayProcess> gateways = env.startGateways(names);
@@ -119,16 +137,12 @@ public final class BenchmarkSuite {
                 List<HttpTarget> warmed = new ArrayList<>(targets);
                 List<GatewayProcess> saturationOnly = new ArrayList<>();
                 for (GatewayProcess gateway : gateways) {
-                    HttpTarget target = new HttpTarget(gateway.variant().label(), gateway.baseUrl(), loops,
-                            Duration.ofSeconds(5));
-                    VariantCheck.verify(target, gateway.variant());
+                    HttpTarget target = target(env, gateway, loops);
                     warmed.add(target);
-                    boolean isTollgate = gateway.variant() == GatewayVariant.TOLLGATE
-                            || gateway.variant() == GatewayVariant.TOLLGATE_THREE_LIMITS;
                     Saturation.Target measured = new Saturation.Target(target, OptionalLong.of(gateway.process().pid()),
-                            isTollgate ? new DecisionCounters(List.of(target)) : DecisionCounters.none());
+                            gateway.variant().isTollgate() ? new DecisionCounters(List.of(target)) : DecisionCounters.none());
                     saturationTargets.add(measured);
-                    if (gateway.variant() == GatewayVariant.TOLLGATE_THREE_LIMITS) {
+                    if (SATURATION_ONLY.contains(gateway.variant())) {
                         saturationOnly.add(gateway);
                         continue;
                     }
@@ -140,7 +154,7 @@ public final class BenchmarkSuite {
                         builtIn = target;
                     }
                 }
-                RequestMix mix = new RequestMix(BenchRoutes.BENCH_PATH, "tenant-", plan.latencyTenants());
+                RequestMix mix = coldMix();
                 List<WarmUp.Result> warmUps = new ArrayList<>();
                 for (HttpTarget target : warmed) {
                     boolean isDirect = target.name().equals(Targets.DIRECT);
@@ -151,8 +165,7 @@ public final class BenchmarkSuite {
                     progress.say("warm-up %s: %s", target.name(), warm.summary());
                 }
 
-                List<Saturation.Mix> mixes = List.of(new Saturation.Mix(Saturation.COLD, mix),
-                        new Saturation.Mix(Saturation.HOT, RequestMix.singleTenant(BenchRoutes.BENCH_PATH, "hot-tenant")));
+                List<Saturation.Mix> mixes = saturationMixes();
                 Saturation saturating = new Saturation(saturationTargets, env.redisStats(), progress, env::requireAllAlive);
                 saturating.settle(mixes, plan.saturationConcurrency(), plan.saturationRun());
                 List<Saturation.Run> saturation = saturating.run(mixes, plan.saturationRepetitions(),
@@ -172,6 +185,7 @@ public final class BenchmarkSuite {
                 List<ParallelBurst.Result> burst = new ArrayList<>();
                 burst.add(burst(Targets.TOLLGATE, tollgate, new DecisionCounters(List.of(tollgate))));
                 burst.add(burst(Targets.BUILT_IN, builtIn, DecisionCounters.none()));
+                List<AuthFailureFlood.Run> flood = flood(env, loops);
                 List<HotKeyCost.Result> hotKey = new ArrayList<>();
                 List<ClusterAccuracy.Result> accuracy = accuracy(env, gateways, loops, hotKey);
 
@@ -185,7 +199,7 @@ public final class BenchmarkSuite {
                         plan, targets.stream().map(HttpTarget::name).toList(),
                         saturationTargets.stream().map(t -> t.http().name()).toList(), rates, headlineRate, micro, latency,
                         warmUps, saturation, accuracy, memory, hotKey, burst, costCurve,
-                        directories);
+                        directories, flood);
                 // A quick run proves the suite works; its figures must not replace the real report.
                 return BenchmarkReport.write(results, quick ? runDir.resolve("docs") : root.resolve("docs"));
             } finally {
@@ -196,6 +210,132 @@ public final class BenchmarkSuite {
             }
         }
     }
+
+    /**
+     * The identity scenarios alone ({@code bench/run.sh --identity}): the saturation scenario with no
+     * limiter and Tollgate's API-key, anonymous and JWT gateways, then the bogus-key flood. Writes
+     * their section into the report in place ({@link BenchmarkReport#writeIdentity}), every other
+     * section as it was.
+     */
+    private Path runIdentity(Path runDir, Path gatewayJar) {
+        progress.say("identity scenarios only; starting redis-server, upstream and gateways (logs: %s)",
+                runDir.resolve("logs"));
+        try (BenchEnvironment env = BenchEnvironment.start(runDir, gatewayJar, plan.latencyTenants())) {
+            MachineInfo machine = MachineInfo.collect(env.redisStats().version());
+            Map<String, GatewayVariant> names = new LinkedHashMap<>();
+            for (GatewayVariant variant : List.of(GatewayVariant.NO_LIMITER, GatewayVariant.TOLLGATE,
+                    GatewayVariant.TOLLGATE_ANONYMOUS, GatewayVariant.TOLLGATE_JWT)) {
+                names.put(variant.id(), variant);
+            }
+            List<GatewayProcess> gateways = env.startGateways(names);
+            progress.say("gateways ready");
+            double otherWork = awaitQuiet("the load runs", Duration.ofSeconds(6));
+            LoopResources loops = LoopResources.create("bench-load", 2, true);
+            List<Saturation.Target> saturationTargets = new ArrayList<>();
+            try {
+                List<WarmUp.Result> warmUps = new ArrayList<>();
+                for (GatewayProcess gateway : gateways) {
+                    HttpTarget target = target(env, gateway, loops);
+                    saturationTargets.add(new Saturation.Target(target, OptionalLong.of(gateway.process().pid()),
+                            gateway.variant().isTollgate() ? new DecisionCounters(List.of(target)) : DecisionCounters.none()));
+                    WarmUp.Result warm = WarmUp.run(target, coldMix(), plan.warmUpRequests(), plan.warmUpMaxTime(),
+                            CompilationTime.of(target));
+                    warmUps.add(warm);
+                    progress.say("warm-up %s: %s", target.name(), warm.summary());
+                }
+                List<Saturation.Mix> mixes = saturationMixes();
+                Saturation saturating = new Saturation(saturationTargets, env.redisStats(), progress, env::requireAllAlive);
+                saturating.settle(mixes, plan.saturationConcurrency(), plan.saturationRun());
+                List<Saturation.Run> saturation = saturating.run(mixes, plan.saturationRepetitions(),
+                        plan.saturationConcurrency(), plan.saturationRampUp(), plan.saturationRun());
+                env.stopGateways(gateways);
+                List<AuthFailureFlood.Run> flood = flood(env, loops);
+                List<String> names2 = saturationTargets.stream().map(t -> t.http().name()).toList();
+                SuiteResults results = new SuiteResults(machine, otherWork, MachineInfo.loadAverage(), progress.elapsed(),
+                        plan, names2, names2, List.of(), Double.NaN, List.of(), List.of(), warmUps, saturation,
+                        List.of(), List.of(), List.of(), List.of(), List.of(), List.of(), flood);
+                return BenchmarkReport.writeIdentity(results, quick ? runDir.resolve("docs") : root.resolve("docs"),
+                        root.resolve("docs"));
+            } finally {
+                saturationTargets.forEach(t -> t.http().close());
+                loops.disposeLater().block(Duration.ofSeconds(5));
+            }
+        }
+    }
+
+    /** A client of {@code gateway}, its callers identified as the gateway's variant expects, checked to be that variant. */
+    private static HttpTarget target(BenchEnvironment env, GatewayProcess gateway, LoopResources loops) {
+        Credentials credentials = switch (gateway.variant()) {
+            case TOLLGATE_ANONYMOUS -> Credentials.forwardedFor();
+            case TOLLGATE_JWT -> Credentials.bearer(env::tokenFor);
+            default -> Credentials.apiKey();
+        };
+        HttpTarget target = new HttpTarget(gateway.variant().label(), gateway.baseUrl(), loops, Duration.ofSeconds(5),
+                credentials);
+        if (gateway.variant() == GatewayVariant.TOLLGATE_JWT) {
+            // Tokens are signed before any load (the generator's cost, not the gateway's), once per caller.
+            DefaultHttpHeaders scratch = new DefaultHttpHeaders();
+            credentials.apply(BenchRoutes.PROBE_TENANT, scratch);
+            credentials.apply(BenchRoutes.HOT_TENANT, scratch);
+            for (int i = 0; i < SuitePlan.standard().latencyTenants(); i++) {
+                credentials.apply(BenchRoutes.COLD_TENANT_PREFIX + i, scratch);
+            }
+        }
+        VariantCheck.verify(target, gateway.variant());
+        return target;
+    }
+
+    private RequestMix coldMix() {
+        return new RequestMix(BenchRoutes.BENCH_PATH, BenchRoutes.COLD_TENANT_PREFIX, plan.latencyTenants());
+    }
+
+    private List<Saturation.Mix> saturationMixes() {
+        return List.of(new Saturation.Mix(Saturation.COLD, coldMix()),
+                new Saturation.Mix(Saturation.HOT, RequestMix.singleTenant(BenchRoutes.BENCH_PATH, BenchRoutes.HOT_TENANT)));
+    }
+
+    /**
+     * The bogus-key flood (issue 23): two gateways whose keys are looked up in a directory of issued
+     * keys, one with the failed-authentication limit at its defaults and one with it off, each warmed up
+     * and then flooded from 127.0.0.2 beside a well-keyed client on 127.0.0.1. They are stopped after it.
+     */
+    private List<AuthFailureFlood.Run> flood(BenchEnvironment env, LoopResources loops) {
+        Map<String, GatewayVariant> names = new LinkedHashMap<>();
+        for (GatewayVariant variant : List.of(GatewayVariant.TOLLGATE_KEYS, GatewayVariant.TOLLGATE_KEYS_NO_FAILURE_LIMIT)) {
+            names.put(variant.id(), variant);
+        }
+        progress.say("bogus-key flood: starting %s", names.keySet());
+        List<GatewayProcess> started = env.startGateways(names);
+        // The flood's own event loops: its 1,000 connections must not queue behind the client's.
+        LoopResources floodLoops = LoopResources.create("bench-flood", 2, true);
+        List<HttpTarget> opened = new ArrayList<>();
+        try {
+            List<AuthFailureFlood.Gateway> gateways = new ArrayList<>();
+            for (GatewayProcess g : started) {
+                HttpTarget victim = target(env, g, loops);
+                opened.add(victim);
+                WarmUp.Result warm = WarmUp.run(victim, coldMix(), plan.warmUpRequests(), plan.warmUpMaxTime(),
+                        CompilationTime.of(victim));
+                progress.say("warm-up %s: %s", victim.name(), warm.summary());
+                HttpTarget flood = new HttpTarget(g.variant().label() + " (flood)", g.baseUrl(), floodLoops,
+                        Duration.ofSeconds(10), Credentials.apiKey(), plan.floodConnections(), FLOOD_ADDRESS);
+                opened.add(flood);
+                gateways.add(new AuthFailureFlood.Gateway(g.variant().label(), victim, flood, g.process().pid()));
+            }
+            return new AuthFailureFlood(gateways, progress, env::requireAllAlive).run(
+                    RequestMix.singleTenant(BenchRoutes.BENCH_PATH, BenchRoutes.VICTIM_TENANT),
+                    new RequestMix(BenchRoutes.BENCH_PATH, BenchRoutes.BOGUS_KEY_PREFIX, 1_000_000),
+                    new AuthFailureFlood.Plan(plan.floodVictimRate(), plan.floodConnections(), Duration.ofSeconds(1),
+                            plan.floodRun(), plan.drain(), plan.floodRounds()));
+        } finally {
+            opened.forEach(HttpTarget::close);
+            floodLoops.disposeLater().block(Duration.ofSeconds(5));
+            env.stopGateways(started);
+        }
+    }
+
+    /** The flood's source address: loopback, but not the well-keyed client's 127.0.0.1. */
+    static final String FLOOD_ADDRESS = "127.0.0.2";
 
     /** A rate rounded to a hundred requests per second (at least 100). */
     private static double roundedRate(double rate) {

@@ -24,6 +24,16 @@ public final class BenchRoutes {
     /** Its limits: a bucket on each route, a bucket on the tenant, a UTC day quota on the tenant. */
     public static final java.util.List<String> THREE_LIMIT_NAMES = java.util.List.of("per-route", "per-tenant", "daily");
 
+    /** The well-keyed client of the bogus-key flood: one tenant. */
+    public static final String VICTIM_TENANT = "well-keyed";
+    /** The key of the variant check's probe, and of the hot mix. */
+    public static final String PROBE_TENANT = "variant-check";
+    public static final String HOT_TENANT = "hot-tenant";
+    /** The cold mix's tenants are {@code tenant-0} ... (the latency runs' key pool). */
+    public static final String COLD_TENANT_PREFIX = "tenant-";
+    /** The keys the flood sends: never issued. */
+    public static final String BOGUS_KEY_PREFIX = "guess-";
+
     public static final String ACCURACY_ROUTE = "accuracy";
     public static final String ACCURACY_PATH = "/accuracy/item";
     public static final String ACCURACY_TENANT = "accuracy-tenant";

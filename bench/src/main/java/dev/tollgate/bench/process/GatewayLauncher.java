@@ -1,6 +1,8 @@
 package dev.tollgate.bench.process;
 
 import dev.tollgate.bench.builtin.BuiltInLimiterPlugin;
+import dev.tollgate.bench.plugin.GatewayPlugin;
+import dev.tollgate.bench.plugin.KnownKeysAutoConfiguration;
 import dev.tollgate.testkit.FreePort;
 import java.io.IOException;
 import java.net.URI;
@@ -20,7 +22,8 @@ import java.util.Map;
  *
  * <p>Tollgate and the no-limiter baseline run as {@code java -jar tollgate-gateway.jar}. The
  * built-in-limiter baseline runs the same jar through Spring Boot's {@code PropertiesLauncher}
- * (shipped in every Boot jar) so that {@code loader.path} can add one KeyResolver bean to it.
+ * (shipped in every Boot jar) so that {@code loader.path} can add one KeyResolver bean to it; the
+ * key-directory variants of the bogus-key flood so that it can add a directory of issued keys.
  */
 public final class GatewayLauncher {
 
@@ -35,10 +38,18 @@ public final class GatewayLauncher {
     private final ChildProcesses processes;
     private final Path gatewayJar;
     private final Path pluginDir;
+    private final Path knownKeysDir;
     private final String upstreamUrl;
     private final int redisPort;
+    private final String jwkSetUri;
+    private final int knownCallers;
 
-    public GatewayLauncher(ChildProcesses processes, Path gatewayJar, Path runDir, String upstreamUrl, int redisPort) {
+    /**
+     * @param jwkSetUri    where {@link GatewayVariant#TOLLGATE_JWT} fetches the keys its tokens are verified with
+     * @param knownCallers keys {@code tenant-0} ... issued in the directory of the key-directory variants
+     */
+    public GatewayLauncher(ChildProcesses processes, Path gatewayJar, Path runDir, String upstreamUrl, int redisPort,
+                           String jwkSetUri, int knownCallers) {
         if (!Files.isRegularFile(gatewayJar)) {
             throw new IllegalArgumentException("no gateway jar at " + gatewayJar
                     + "; build it first: ./mvnw -q -pl gateway,bench -am package -DskipTests");
@@ -46,8 +57,11 @@ public final class GatewayLauncher {
         this.processes = processes;
         this.gatewayJar = gatewayJar;
         this.pluginDir = BuiltInLimiterPlugin.writeTo(runDir.resolve("builtin-limiter-plugin"));
+        this.knownKeysDir = GatewayPlugin.writeTo(runDir.resolve("known-keys-plugin"), KnownKeysAutoConfiguration.class);
         this.upstreamUrl = upstreamUrl;
         this.redisPort = redisPort;
+        this.jwkSetUri = jwkSetUri;
+        this.knownCallers = knownCallers;
     }
 
     /** Starts the gateways in parallel (startup is the slow part) and waits until all are ready. */
@@ -63,8 +77,8 @@ public final class GatewayLauncher {
     private GatewayProcess launch(String name, GatewayVariant variant) {
         int port = FreePort.find();
         List<String> command = new ArrayList<>(JavaCommand.JVM_OPTIONS);
-        if (variant == GatewayVariant.BUILT_IN) {
-            command.add("-Dloader.path=" + pluginDir);
+        if (variant.hasPlugin()) {
+            command.add("-Dloader.path=" + (variant == GatewayVariant.BUILT_IN ? pluginDir : knownKeysDir));
             command.add("-Dloader.main=" + GATEWAY_MAIN);
             command.add("-cp");
             command.add(gatewayJar.toString());
@@ -73,7 +87,7 @@ public final class GatewayLauncher {
             command.add("-jar");
             command.add(gatewayJar.toString());
         }
-        GatewayProperties.of(variant, port, upstreamUrl, redisPort)
+        GatewayProperties.of(variant, port, upstreamUrl, redisPort, jwkSetUri, knownCallers)
                 .forEach((key, value) -> command.add("--" + key + "=" + value));
         return new GatewayProcess(name, variant, port, processes.startJava(name, command));
     }

@@ -14,6 +14,7 @@ import static dev.tollgate.bench.process.BenchRoutes.UNREACHED_QUOTA;
 import static dev.tollgate.bench.process.BenchRoutes.UNREACHED_RATE;
 
 import dev.tollgate.bench.builtin.ApiKeyResolverAutoConfiguration;
+import dev.tollgate.bench.plugin.KnownKeysAutoConfiguration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -28,7 +29,15 @@ final class GatewayProperties {
     private GatewayProperties() {
     }
 
-    static Map<String, String> of(GatewayVariant variant, int port, String upstreamUrl, int redisPort) {
+    /** The trusted proxy of {@link GatewayVariant#TOLLGATE_ANONYMOUS}: the load generator itself. */
+    static final String GENERATOR_AS_PROXY = "127.0.0.1/32";
+
+    /**
+     * @param jwkSetUri    the JWK set the JWT variant verifies tokens with (unused by the others)
+     * @param knownCallers how many {@code tenant-<i>} keys the key-directory variants have issued
+     */
+    static Map<String, String> of(GatewayVariant variant, int port, String upstreamUrl, int redisPort,
+                                  String jwkSetUri, int knownCallers) {
         Map<String, String> p = new LinkedHashMap<>();
         p.put("server.port", Integer.toString(port));
         p.put("server.address", "127.0.0.1");
@@ -46,18 +55,27 @@ final class GatewayProperties {
         route(p, 2, BURST_ROUTE, upstreamUrl);
         switch (variant) {
             case NO_LIMITER -> p.put("tollgate.enabled", "false");
-            case TOLLGATE -> {
-                // Tollgate's own settings are its production defaults; only rules are given.
-                p.put("tollgate.default-rule.capacity", Long.toString(UNREACHED_CAPACITY));
-                p.put("tollgate.default-rule.refill-per-second", Long.toString(UNREACHED_RATE));
-                p.put("tollgate.rules[0].tenant", ACCURACY_TENANT);
-                p.put("tollgate.rules[0].route", ACCURACY_ROUTE);
-                p.put("tollgate.rules[0].capacity", Long.toString(ACCURACY_CAPACITY));
-                p.put("tollgate.rules[0].refill-per-second", Long.toString(ACCURACY_RATE));
-                p.put("tollgate.rules[1].tenant", BURST_TENANT);
-                p.put("tollgate.rules[1].route", BURST_ROUTE);
-                p.put("tollgate.rules[1].capacity", Long.toString(BURST_CAPACITY));
-                p.put("tollgate.rules[1].refill-per-second", Long.toString(BURST_RATE));
+            case TOLLGATE -> tollgateRules(p);
+            case TOLLGATE_ANONYMOUS -> {
+                tollgateRules(p);
+                // Only where the identity comes from differs; no plan "anonymous", so anonymous
+                // callers are on the default rule, as tenants are.
+                p.put("tollgate.routes." + BENCH_ROUTE + ".identity", "anonymous");
+                p.put("tollgate.client-address.trusted-proxies", GENERATOR_AS_PROXY);
+            }
+            case TOLLGATE_JWT -> {
+                tollgateRules(p);
+                p.put("tollgate.jwt.jwk-set-uri", jwkSetUri);
+            }
+            case TOLLGATE_KEYS, TOLLGATE_KEYS_NO_FAILURE_LIMIT -> {
+                tollgateRules(p);
+                p.put(KnownKeysAutoConfiguration.PREFIX, BenchRoutes.COLD_TENANT_PREFIX);
+                p.put(KnownKeysAutoConfiguration.COUNT, Integer.toString(knownCallers));
+                p.put(KnownKeysAutoConfiguration.NAMES, String.join(",", BenchRoutes.VICTIM_TENANT,
+                        BenchRoutes.PROBE_TENANT, BenchRoutes.HOT_TENANT));
+                if (variant == GatewayVariant.TOLLGATE_KEYS_NO_FAILURE_LIMIT) {
+                    p.put("tollgate.auth-failures.enabled", "false");
+                }
             }
             case TOLLGATE_THREE_LIMITS -> threeLimitPlan(p);
             case BUILT_IN -> {
@@ -71,6 +89,20 @@ final class GatewayProperties {
             }
         }
         return p;
+    }
+
+    /** Tollgate's own settings are its production defaults; only rules are given. */
+    private static void tollgateRules(Map<String, String> p) {
+        p.put("tollgate.default-rule.capacity", Long.toString(UNREACHED_CAPACITY));
+        p.put("tollgate.default-rule.refill-per-second", Long.toString(UNREACHED_RATE));
+        p.put("tollgate.rules[0].tenant", ACCURACY_TENANT);
+        p.put("tollgate.rules[0].route", ACCURACY_ROUTE);
+        p.put("tollgate.rules[0].capacity", Long.toString(ACCURACY_CAPACITY));
+        p.put("tollgate.rules[0].refill-per-second", Long.toString(ACCURACY_RATE));
+        p.put("tollgate.rules[1].tenant", BURST_TENANT);
+        p.put("tollgate.rules[1].route", BURST_ROUTE);
+        p.put("tollgate.rules[1].capacity", Long.toString(BURST_CAPACITY));
+        p.put("tollgate.rules[1].refill-per-second", Long.toString(BURST_RATE));
     }
 
     /**

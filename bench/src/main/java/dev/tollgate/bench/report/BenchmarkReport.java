@@ -53,9 +53,65 @@ public final class BenchmarkReport {
         return file;
     }
 
-    static String render(ReportView view) {
+    /** The marks around the identity section in {@code benchmarks.md}. */
+    static final String IDENTITY_START = "<!-- identity: from here to its end mark, bench/run.sh --identity rewrites this section alone -->";
+    static final String IDENTITY_END = "<!-- identity: end -->";
+
+    /**
+     * Writes {@code benchmarks.md} into {@code docsDir}: the report in {@code currentDocsDir} with its
+     * identity section alone replaced by this run's (inserted before "Not measured yet" if the report
+     * has none yet). Every other section keeps the figures of the run that wrote it.
+     */
+    public static Path writeIdentity(SuiteResults results, Path docsDir, Path currentDocsDir) {
+        Figures f = new Figures(results);
+        String line = String.format(java.util.Locale.ROOT, "Measured apart from the rest of this report, by"
+                        + " `bench/run.sh --identity` on %s in %d min %d s (%s), on the machine described above; load"
+                        + " average (1/5/15 min) at start %s, at end %s; cores used by other work just before the load"
+                        + " runs %.2f (of 2). Compare the figures within this section, not with other sections.",
+                results.machine().date(), results.elapsed().toMinutes(), results.elapsed().toSecondsPart(),
+                results.plan().saturationRepetitions() > 1 ? "the standard sizes" : "the quick sizes",
+                results.machine().loadAverageAtStart(), results.loadAverageAtEnd(), results.otherWorkCoresBefore());
+        String section = identityMarkdown(IdentitySection.of(f, line));
+        Path file = docsDir.resolve("benchmarks.md");
+        try {
+            String current = Files.readString(currentDocsDir.resolve("benchmarks.md"));
+            Files.createDirectories(docsDir);
+            Files.writeString(file, replaceIdentity(current, section));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return file;
+    }
+
+    /** The identity section as it stands between its marks: ending in a blank line; "" without one. */
+    static String identityMarkdown(IdentitySection section) {
+        return section == null ? "" : renderPartial("identity.mustache", section).stripTrailing() + "\n\n";
+    }
+
+    /** {@code report} with the text between the identity marks replaced by {@code section}. */
+    static String replaceIdentity(String report, String section) {
+        int start = report.indexOf(IDENTITY_START);
+        int end = report.indexOf(IDENTITY_END);
+        String marked = IDENTITY_START + "\n" + section + IDENTITY_END;
+        if (start >= 0 && end > start) {
+            return report.substring(0, start) + marked + report.substring(end + IDENTITY_END.length());
+        }
+        int before = report.indexOf("## Not measured yet");
+        if (before < 0) {
+            return report.stripTrailing() + "\n\n" + marked + "\n";
+        }
+        return report.substring(0, before) + marked + "\n\n" + report.substring(before);
+    }
+
+    private static String renderPartial(String template, Object view) {
+        StringWriter out = new StringWriter();
+        templates().compile(template).execute(out, view);
+        return out.toString();
+    }
+
+    private static DefaultMustacheFactory templates() {
         // Markdown, not HTML: values are written as they are, never HTML-escaped.
-        DefaultMustacheFactory templates = new DefaultMustacheFactory("report") {
+        return new DefaultMustacheFactory("report") {
             @Override
             public void encode(String value, Writer writer) {
                 try {
@@ -65,6 +121,10 @@ public final class BenchmarkReport {
                 }
             }
         };
+    }
+
+    static String render(ReportView view) {
+        DefaultMustacheFactory templates = templates();
         Mustache report = templates.compile("benchmarks.md.mustache");
         StringWriter out = new StringWriter();
         report.execute(out, view);

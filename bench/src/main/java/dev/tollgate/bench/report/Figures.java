@@ -112,6 +112,15 @@ record Figures(SuiteResults results) {
         return Median.of(saturationRuns(target, mix).stream().map(r -> f.applyAsDouble(r)).toList());
     }
 
+    /** How one Tollgate gateway decided at saturation with one mix, summed over its runs. */
+    DecisionSplit saturationDecisions(String target, String mix) {
+        DecisionSplit sum = DecisionSplit.NONE;
+        for (Saturation.Run r : saturationRuns(target, mix)) {
+            sum = sum.plus(r.decisions());
+        }
+        return sum;
+    }
+
     /** Tollgate's decisions at saturation, summed over every run of every mix. */
     DecisionSplit tollgateSaturationDecisions() {
         DecisionSplit sum = DecisionSplit.NONE;

@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * How much the suite measures: rates, repetitions, run lengths, sizes. {@link #standard()} is
- * what {@code bench/run.sh} runs; it is sized to finish in about 13 minutes on a 2-core machine.
+ * what {@code bench/run.sh} runs; it is sized to finish in about 20 minutes on a 2-core machine.
  *
  * @param rateShares            open-loop request rates of the latency runs, as shares of the
  *                              no-limiter gateway's maximum throughput measured in the same run
@@ -39,6 +39,10 @@ import java.util.List;
  * @param costInstances         simulated instance counts of the cost curve (at the first tenant count)
  * @param costRate              total decisions per second offered at each point of the cost curve
  * @param costRun               length of each point of the cost curve
+ * @param floodVictimRate       the well-keyed client's request rate in the bogus-key flood runs
+ * @param floodConnections      the flood's connections, each with one request always in flight
+ * @param floodRun              length of one flood run (the client's schedule; the flood ramps up before it)
+ * @param floodRounds           rounds of flood runs (each gateway with and without the flood)
  */
 public record SuitePlan(List<Double> rateShares, double headlineShare, int minRounds, int maxRounds,
                         Duration lastRoundStart, Duration latencyRun, Duration drain,
@@ -48,7 +52,8 @@ public record SuitePlan(List<Double> rateShares, double headlineShare, int minRo
                         double accuracyRate, Duration accuracyRun,
                         int memoryTenants, List<String> memoryRoutes,
                         double hotKeyRate, Duration hotKeyRun, int burstRequests, int burstClients,
-                        List<Integer> costTenants, List<Integer> costInstances, double costRate, Duration costRun) {
+                        List<Integer> costTenants, List<Integer> costInstances, double costRate, Duration costRun,
+                        double floodVictimRate, int floodConnections, Duration floodRun, int floodRounds) {
 
     public static SuitePlan standard() {
         return new SuitePlan(List.of(0.1, 0.25, 0.5), 0.5, 3, 5, Duration.ofSeconds(420),
@@ -58,7 +63,8 @@ public record SuitePlan(List<Double> rateShares, double headlineShare, int minRo
                 3, Duration.ofSeconds(600), 600, Duration.ofSeconds(6),
                 100_000, List.of("create-order", "list-orders", "catalog"),
                 1500, Duration.ofSeconds(4), 1000, 100,
-                List.of(1_000, 10_000, 100_000), List.of(1, 5, 20), 4000, Duration.ofSeconds(3));
+                List.of(1_000, 10_000, 100_000), List.of(1, 5, 20), 4000, Duration.ofSeconds(3),
+                500, 1000, Duration.ofSeconds(5), 3);
     }
 
     /** Every step with tiny sizes: checks the suite works end to end; its figures mean nothing. */
@@ -69,6 +75,7 @@ public record SuitePlan(List<Double> rateShares, double headlineShare, int minRo
                 2, Duration.ofSeconds(600), 300, Duration.ofSeconds(2),
                 1_000, List.of("create-order", "list-orders", "catalog"),
                 300, Duration.ofSeconds(1), 200, 20,
-                List.of(100, 1_000), List.of(1, 4), 500, Duration.ofSeconds(1));
+                List.of(100, 1_000), List.of(1, 4), 500, Duration.ofSeconds(1),
+                200, 50, Duration.ofSeconds(2), 1);
     }
 }

@@ -1,6 +1,7 @@
 package dev.tollgate.bench.suite;
 
 import dev.tollgate.bench.machine.MachineInfo;
+import dev.tollgate.bench.scenario.AuthFailureFlood;
 import dev.tollgate.bench.scenario.ClusterAccuracy;
 import dev.tollgate.bench.scenario.CostCurve;
 import dev.tollgate.bench.scenario.DirectoryFootprint;
@@ -25,6 +26,7 @@ import java.util.List;
  * @param rates        the latency runs' rates (shares of the no-limiter gateway's measured capacity)
  * @param headlineRate the rate the latency target is judged at (half that capacity)
  * @param directories  heap retained by a full directory snapshot, for each directory measured
+ * @param flood        the bogus-key flood's runs (issue 23), with and without the failed-authentication limit
  */
 public record SuiteResults(MachineInfo machine, double otherWorkCoresBefore, String loadAverageAtEnd, Duration elapsed,
                            SuitePlan plan, List<String> targets, List<String> saturationTargets, List<Double> rates, double headlineRate,
@@ -32,5 +34,6 @@ public record SuiteResults(MachineInfo machine, double otherWorkCoresBefore, Str
                            List<Saturation.Run> saturation,
                            List<ClusterAccuracy.Result> accuracy, List<RedisMemoryPerBucket.Result> memory,
                            List<HotKeyCost.Result> hotKey, List<ParallelBurst.Result> burst,
-                           List<CostCurve.Point> costCurve, List<DirectoryFootprint.Result> directories) {
+                           List<CostCurve.Point> costCurve, List<DirectoryFootprint.Result> directories,
+                           List<AuthFailureFlood.Run> flood) {
 }

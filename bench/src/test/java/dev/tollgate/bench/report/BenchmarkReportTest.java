@@ -60,6 +60,8 @@ class BenchmarkReportTest {
                         new DecisionSplit(3500, 0, 0, 0, 0, 0),
                         new CommandCounts(Map.of("evalsha", 175L, "time", 175L, "hmget", 10500L)), 150, 7000),
                 new Saturation.Run(1, Targets.BUILT_IN, closed(2000), 0.1),
+                new Saturation.Run(Saturation.COLD, 1, Targets.TOLLGATE_JWT, closed(2000), 0.1, 800,
+                        new DecisionSplit(2000, 0, 0, 0, 0, 0), new CommandCounts(Map.of("evalsha", 100L)), 100, 2000),
                 new Saturation.Run(Saturation.HOT, 1, Targets.NO_LIMITER, closed(4000), 0.1, 500,
                         DecisionSplit.NONE, new CommandCounts(Map.of()), 0, 0),
                 new Saturation.Run(Saturation.HOT, 1, Targets.TOLLGATE, closed(3800), 0.1, 550,
@@ -152,13 +154,16 @@ class BenchmarkReportTest {
                         "\n\n## Redis commands per request\n", "\n\n## What Redis pays per 1,000 decisions\n",
                         "\n\n## Accuracy with several instances sharing one Redis\n",
                         "\n\n## A hot key with token leases\n", "\n\n## Redis memory per bucket\n",
-                        "\n\n## Micro-benchmarks (JMH)\n", "\n\n## Not measured yet\n", "\n\n## Every run\n")
+                        "\n\n## Micro-benchmarks (JMH)\n",
+                        "\n\n" + BenchmarkReport.IDENTITY_START + "\n## Who a request comes from: API key, anonymous, JWT\n",
+                        "\n\n" + BenchmarkReport.IDENTITY_END + "\n\n## Not measured yet\n", "\n\n## Every run\n")
                 .doesNotContain("\n\n\n")
                 .endsWith("</details>\n")
                 .contains("| round | other work (cores) | direct to upstream | no limiter | Tollgate | SCG RedisRateLimiter |\n"
                         + "|---:|---:|---:|---:|---:|---:|\n"
                         + "| 1 | 0.25 | 0.90 | 1.70 | 2.20 (+0.50 ms) | 3.20 (+1.50 ms) |\n")
                 .contains("latency    round 1  no limiter offered=2000/s")
+                .contains("| JWT (RS256 bearer token, `tenant` claim) | 2,000 | 400 µs | n/a | 2.00 × | 400 µs |")
                 .doesNotContain("&#");
         assertThat(docs.resolve("benchmarks/latency-p99.png")).isRegularFile();
         assertThat(docs.resolve("benchmarks/added-latency.png")).isRegularFile();
@@ -262,17 +267,18 @@ class BenchmarkReportTest {
                         new CommandCounts(Map.of("evalsha", 4800L, "time", 4800L, "hmget", 12_000L, "hset", 12_000L,
                                 "pexpire", 12_000L, "eval", 0L)), 60)),
                 List.of(new DirectoryFootprint.Result("rules", 42_000_000, 2000),
-                        new DirectoryFootprint.Result("plans", 21_500_000, 1500)));
+                        new DirectoryFootprint.Result("plans", 21_500_000, 1500)), List.of());
     }
 
-    private static SuitePlan plan() {
+    static SuitePlan plan() {
         SuitePlan standard = SuitePlan.standard();
         return new SuitePlan(List.of(0.5), 0.5, 3, 3, standard.lastRoundStart(), standard.latencyRun(),
                 standard.drain(), standard.warmUpRequests(), standard.warmUpMaxTime(), standard.latencyTenants(), 1,
                 standard.saturationConcurrency(), standard.saturationRampUp(), standard.saturationRun(), 3,
                 standard.builtInAccuracyBy(), 600, standard.accuracyRun(), standard.memoryTenants(),
                 standard.memoryRoutes(), standard.hotKeyRate(), standard.hotKeyRun(), 1000, 100,
-                standard.costTenants(), standard.costInstances(), standard.costRate(), standard.costRun());
+                standard.costTenants(), standard.costInstances(), standard.costRate(), standard.costRun(),
+                standard.floodVictimRate(), standard.floodConnections(), standard.floodRun(), standard.floodRounds());
     }
 
     /** 1000 responses that all took {@code micros}. */
