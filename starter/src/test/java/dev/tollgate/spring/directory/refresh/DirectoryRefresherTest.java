@@ -82,6 +82,11 @@ class DirectoryRefresherTest {
     }
 
     private DirectoryRefresher refresher(Directory directory, String jdbcUrl, List<ChangeLogFollower> followers) {
+        return refresher(directory, jdbcUrl, followers, scheduler);
+    }
+
+    private DirectoryRefresher refresher(Directory directory, String jdbcUrl, List<ChangeLogFollower> followers,
+                                         ManualScheduler scheduler) {
         // The gateway's own pool: an hour moved by hand runs 120 polls, and a connection opened for
         // each (as a DriverManagerDataSource does) took most of this class's time.
         DirectoryConnectionPool pool = DirectoryConnectionPool.open(
@@ -151,11 +156,14 @@ class DirectoryRefresherTest {
     @Test
     void theSnapshotAgeIsNaNBeforeTheFirstLoadThenCountedOnTheInjectedClock() {
         Directory directory = directory();
+        // A scheduler of its own: moving the other refresher's time below must not run this one's
+        // retries, each of which waits the pool's 2 s for a database that is not there.
+        ManualScheduler unreachableTime = new ManualScheduler();
         DirectoryRefresher refresher = refresher(directory, "jdbc:postgresql://127.0.0.1:" + FreePort.find()
-                + "/postgres?connectTimeout=2", List.of());
+                + "/postgres?connectTimeout=2", List.of(), unreachableTime);
         assertThat(ageGauge()).isNaN();
         refresher.start();
-        scheduler.runDue();
+        unreachableTime.runDue();
         assertThat(refresher.status().lastError()).isNotBlank();
         assertThat(refresher.status().snapshotAge()).isEmpty();
         assertThat(ageGauge()).isNaN();
