@@ -8,13 +8,7 @@ import dev.tollgate.spring.tenant.TenantResolver;
 import dev.tollgate.testkit.RedisServer;
 import dev.tollgate.testkit.TestUpstream;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -30,7 +24,6 @@ import org.junit.jupiter.api.Test;
  */
 class IdentityGatewayTest {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static RedisServer redis;
     private static TestUpstream upstream;
     private static RunningGateway direct;
@@ -94,24 +87,6 @@ class IdentityGatewayTest {
         }
     }
 
-    /** A request with headers given as name, value, name, value... */
-    private static HttpResponse<String> send(RunningGateway gateway, String method, String path, String... headers) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + path))
-                .timeout(Duration.ofSeconds(10))
-                .method(method, HttpRequest.BodyPublishers.noBody());
-        for (int i = 0; i < headers.length; i += 2) {
-            request.header(headers[i], headers[i + 1]);
-        }
-        try {
-            return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
     /** The Redis key of a bucket: the tenant escaped ({@code :} is {@code %3A}). */
     private static String bucket(String tenant, String route) {
         return RedisKeys.bucket(tenant, route);
@@ -130,7 +105,7 @@ class IdentityGatewayTest {
         int admitted = 0;
         for (int i = 0; i < 6; i++) {
             // each request claims another address; the peer is 127.0.0.1 every time
-            HttpResponse<String> response = send(direct, "POST", "/sign-up", "X-Forwarded-For", "198.51.100." + i,
+            HttpResponse<String> response = direct.sendWithHeaders("POST", "/sign-up", "X-Forwarded-For", "198.51.100." + i,
                     "Forwarded", "for=198.51.100." + i);
             if (response.statusCode() == 200) {
                 admitted++;
@@ -149,14 +124,14 @@ class IdentityGatewayTest {
     void aChainThroughTwoTrustedProxiesTakesTheClientTheNearerProxyReported() {
         // forged by the client: 6.6.6.6; appended by proxy 10.1.1.1: the client's 198.51.100.7; by the
         // load balancer (the peer, 127.0.0.1): 10.1.1.1
-        HttpResponse<String> response = send(proxied, "POST", "/sign-up",
+        HttpResponse<String> response = proxied.sendWithHeaders("POST", "/sign-up",
                 "X-Forwarded-For", "6.6.6.6, 198.51.100.7", "X-Forwarded-For", "10.1.1.1");
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(tokens(bucket("anon:198.51.100.7/32", "sign-up"))).isEqualTo("2000000"); // default rule: 3, one taken
         assertThat(exists(bucket("anon:6.6.6.6/32", "sign-up"))).isFalse();
         assertThat(exists(bucket("anon:10.1.1.1/32", "sign-up"))).isFalse();
         // Forwarded is not the header this gateway's proxies write: a client's own is never read
-        send(proxied, "POST", "/sign-up", "Forwarded", "for=203.0.113.99", "X-Forwarded-For", "198.51.100.8");
+        proxied.sendWithHeaders("POST", "/sign-up", "Forwarded", "for=203.0.113.99", "X-Forwarded-For", "198.51.100.8");
         assertThat(exists(bucket("anon:203.0.113.99/32", "sign-up"))).isFalse();
         assertThat(exists(bucket("anon:198.51.100.8/32", "sign-up"))).isTrue();
     }
@@ -167,7 +142,7 @@ class IdentityGatewayTest {
         int rejected = 0;
         for (int i = 0; i < 1_000; i++) {
             String address = "2001:db8:77:1:" + Integer.toHexString(i) + ":" + Integer.toHexString(i * 7919 % 65536) + "::1";
-            int status = send(proxied, "POST", "/sign-up", "X-Forwarded-For", address).statusCode();
+            int status = proxied.sendWithHeaders("POST", "/sign-up", "X-Forwarded-For", address).statusCode();
             if (status == 200) {
                 admitted++;
             } else if (status == 429) {
@@ -179,7 +154,7 @@ class IdentityGatewayTest {
         // less than one token (in millionths) refilled while the test ran
         assertThat(Long.parseLong(tokens("rl:{anon%3A2001%3Adb8%3A77%3A1%3A%3A/64}:sign-up"))).isLessThan(1_000_000);
         // the next /64 is another caller
-        assertThat(send(proxied, "POST", "/sign-up", "X-Forwarded-For", "2001:db8:77:2::1").statusCode()).isEqualTo(200);
+        assertThat(proxied.sendWithHeaders("POST", "/sign-up", "X-Forwarded-For", "2001:db8:77:2::1").statusCode()).isEqualTo(200);
     }
 
     @Test
@@ -190,7 +165,7 @@ class IdentityGatewayTest {
         int served = 0;
         HttpResponse<String> firstLimited = null;
         for (int i = 0; i < 200; i++) {
-            HttpResponse<String> bogus = send(proxied, "POST", "/orders", "X-Api-Key", "guess-" + i,
+            HttpResponse<String> bogus = proxied.sendWithHeaders("POST", "/orders", "X-Api-Key", "guess-" + i,
                     "X-Forwarded-For", "198.51.100.66");
             if (bogus.statusCode() == 401) {
                 unauthorized++;
@@ -201,7 +176,7 @@ class IdentityGatewayTest {
                 }
             }
             if (i % 10 == 0) {
-                HttpResponse<String> good = send(proxied, "POST", "/orders", "X-Api-Key", "good-key",
+                HttpResponse<String> good = proxied.sendWithHeaders("POST", "/orders", "X-Api-Key", "good-key",
                         "X-Forwarded-For", "198.51.100.10");
                 assertThat(good.statusCode()).as("the well-keyed tenant at request %d", i).isEqualTo(200);
                 served++;
@@ -215,24 +190,24 @@ class IdentityGatewayTest {
         assertThat(firstLimited.headers().firstValue("Content-Type")).hasValue("application/problem+json");
         assertThat(firstLimited.body()).contains("\"type\":\"urn:tollgate:problem:authentication-failures\"");
         // the blocked address is refused before its key is looked up: even a good key waits
-        assertThat(send(proxied, "POST", "/orders", "X-Api-Key", "good-key", "X-Forwarded-For", "198.51.100.66")
+        assertThat(proxied.sendWithHeaders("POST", "/orders", "X-Api-Key", "good-key", "X-Forwarded-For", "198.51.100.66")
                 .statusCode()).isEqualTo(429);
         // missing keys count too, and a public route stays open to the blocked address
-        assertThat(send(proxied, "POST", "/sign-up", "X-Forwarded-For", "198.51.100.66").statusCode()).isEqualTo(200);
+        assertThat(proxied.sendWithHeaders("POST", "/sign-up", "X-Forwarded-For", "198.51.100.66").statusCode()).isEqualTo(200);
         for (int i = 0; i < 5; i++) {
-            assertThat(send(proxied, "POST", "/orders", "X-Forwarded-For", "198.51.100.67").statusCode()).isEqualTo(401);
+            assertThat(proxied.sendWithHeaders("POST", "/orders", "X-Forwarded-For", "198.51.100.67").statusCode()).isEqualTo(401);
         }
-        assertThat(send(proxied, "POST", "/orders", "X-Forwarded-For", "198.51.100.67").statusCode()).isEqualTo(429);
+        assertThat(proxied.sendWithHeaders("POST", "/orders", "X-Forwarded-For", "198.51.100.67").statusCode()).isEqualTo(429);
     }
 
     @Test
     void noneRoutesTakeNoToken() {
         for (int i = 0; i < 10; i++) {
-            assertThat(send(direct, "GET", "/status").statusCode()).isEqualTo(200);
-            HttpResponse<String> keyed = send(direct, "GET", "/status", "X-Api-Key", "shop-b-key");
+            assertThat(direct.sendWithHeaders("GET", "/status").statusCode()).isEqualTo(200);
+            HttpResponse<String> keyed = direct.sendWithHeaders("GET", "/status", "X-Api-Key", "shop-b-key");
             assertThat(keyed.statusCode()).isEqualTo(200);
             assertThat(keyed.headers().firstValue("X-RateLimit-Remaining")).isEmpty();
-            assertThat(send(direct, "GET", "/status", "X-Api-Key", "bogus").statusCode()).as("keys not even read")
+            assertThat(direct.sendWithHeaders("GET", "/status", "X-Api-Key", "bogus").statusCode()).as("keys not even read")
                     .isEqualTo(200);
         }
         assertThat(redis.command("KEYS", "*status*")).doesNotContain("status");
@@ -243,13 +218,13 @@ class IdentityGatewayTest {
 
     @Test
     void optionalRoutesChargeKeyedAndUnkeyedCallersToTheirOwnBuckets() {
-        HttpResponse<String> keyed = send(direct, "GET", "/catalog/a", "X-Api-Key", "shop-b-key", "X-Tenant-Id", "forged");
+        HttpResponse<String> keyed = direct.sendWithHeaders("GET", "/catalog/a", "X-Api-Key", "shop-b-key", "X-Tenant-Id", "forged");
         assertThat(keyed.statusCode()).isEqualTo(200);
         assertThat(keyed.headers().firstValue("X-RateLimit-Remaining")).hasValue("2");
         assertThat(upstream.last().header("X-Tenant-Id")).containsExactly("shop-b");
         assertThat(tokens("rl:{shop-b}:catalog")).isEqualTo("2000000");
 
-        HttpResponse<String> unkeyed = send(direct, "GET", "/catalog/a", "X-Tenant-Id", "forged");
+        HttpResponse<String> unkeyed = direct.sendWithHeaders("GET", "/catalog/a", "X-Tenant-Id", "forged");
         assertThat(unkeyed.statusCode()).isEqualTo(200);
         assertThat(unkeyed.headers().firstValue("X-RateLimit-Remaining")).as("its own bucket's state").hasValue("1");
         assertThat(unkeyed.headers().firstValue("RateLimit-Policy")).as("the anonymous plan's 2, not the default 3")
@@ -258,20 +233,20 @@ class IdentityGatewayTest {
         assertThat(tokens(bucket("anon:127.0.0.1/32", "catalog"))).isEqualTo("1000000");
         assertThat(tokens("rl:{shop-b}:catalog")).as("the keyed bucket untouched").isEqualTo("2000000");
 
-        assertThat(send(direct, "GET", "/catalog/a", "X-Api-Key", "bogus").statusCode())
+        assertThat(direct.sendWithHeaders("GET", "/catalog/a", "X-Api-Key", "bogus").statusCode())
                 .as("a key that is sent must be valid").isEqualTo(401);
         assertThat(tokens(bucket("anon:127.0.0.1/32", "catalog"))).isEqualTo("1000000");
     }
 
     @Test
     void anonymousRoutesIgnoreKeys() {
-        HttpResponse<String> response = send(proxied, "POST", "/sign-up", "X-Api-Key", "good-key",
+        HttpResponse<String> response = proxied.sendWithHeaders("POST", "/sign-up", "X-Api-Key", "good-key",
                 "X-Forwarded-For", "198.51.100.20");
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(upstream.last().header("X-Tenant-Id")).isEmpty();
         assertThat(exists("rl:{shop-a}:sign-up")).isFalse();
         assertThat(exists(bucket("anon:198.51.100.20/32", "sign-up"))).isTrue();
-        assertThat(send(proxied, "POST", "/sign-up", "X-Api-Key", "a", "X-Api-Key", "b",
+        assertThat(proxied.sendWithHeaders("POST", "/sign-up", "X-Api-Key", "a", "X-Api-Key", "b",
                 "X-Forwarded-For", "198.51.100.20").statusCode()).as("not even a repeated key").isEqualTo(200);
     }
 

@@ -5,13 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tollgate.spring.identity.TokenIssuer;
 import dev.tollgate.testkit.RedisServer;
 import dev.tollgate.testkit.TestUpstream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 import java.util.HashMap;
@@ -27,7 +21,6 @@ import org.junit.jupiter.api.Test;
  */
 class JwtGatewayTest {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static RedisServer redis;
     private static TestUpstream upstream;
     private static TokenIssuer issuer;
@@ -67,37 +60,20 @@ class JwtGatewayTest {
         }
     }
 
-    private static HttpResponse<String> send(String method, String path, String... headers) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.port() + path))
-                .timeout(Duration.ofSeconds(10))
-                .method(method, HttpRequest.BodyPublishers.noBody());
-        for (int i = 0; i < headers.length; i += 2) {
-            request.header(headers[i], headers[i + 1]);
-        }
-        try {
-            return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
     private static String bearer(String token) {
         return "Bearer " + token;
     }
 
     @Test
     void aVerifiedTokenIsItsClaimsTenant() {
-        HttpResponse<String> rsa = send("POST", "/orders", "Authorization",
+        HttpResponse<String> rsa = gateway.sendWithHeaders("POST", "/orders", "Authorization",
                 bearer(issuer.rs256(TokenIssuer.claims(Map.of("org", "jwt-rsa")).build())));
         assertThat(rsa.statusCode()).isEqualTo(200);
         assertThat(rsa.headers().firstValue("X-RateLimit-Remaining")).hasValue("2");
         assertThat(upstream.last().header("X-Tenant-Id")).containsExactly("jwt-rsa");
         assertThat(redis.command("HGET", "rl:{jwt-rsa}:orders", "tokens")).isEqualTo("2000000");
 
-        HttpResponse<String> ec = send("POST", "/orders", "Authorization",
+        HttpResponse<String> ec = gateway.sendWithHeaders("POST", "/orders", "Authorization",
                 bearer(issuer.es256(TokenIssuer.claims(Map.of("org", "jwt-ec")).build())));
         assertThat(ec.statusCode()).isEqualTo(200);
         assertThat(upstream.last().header("X-Tenant-Id")).containsExactly("jwt-ec");
@@ -106,13 +82,13 @@ class JwtGatewayTest {
     @Test
     void theApiKeyWinsOverATokenWhichIsLeftForTheBackend() {
         String token = bearer(issuer.rs256(TokenIssuer.claims(Map.of("org", "jwt-loser")).build()));
-        HttpResponse<String> both = send("POST", "/orders", "X-Api-Key", "key-winner", "Authorization", token);
+        HttpResponse<String> both = gateway.sendWithHeaders("POST", "/orders", "X-Api-Key", "key-winner", "Authorization", token);
         assertThat(both.statusCode()).isEqualTo(200);
         assertThat(upstream.last().header("X-Tenant-Id")).containsExactly("key-winner");
         assertThat(upstream.last().header("Authorization")).containsExactly(token);
         assertThat(redis.command("EXISTS", "rl:{jwt-loser}:orders")).isEqualTo(":0");
         // even a token that would be refused: the key decides
-        assertThat(send("POST", "/orders", "X-Api-Key", "key-winner", "Authorization", "Bearer garbage").statusCode())
+        assertThat(gateway.sendWithHeaders("POST", "/orders", "X-Api-Key", "key-winner", "Authorization", "Bearer garbage").statusCode())
                 .isEqualTo(200);
     }
 
@@ -129,7 +105,7 @@ class JwtGatewayTest {
         refused.put("garbage", "a.b.c");
         int before = upstream.requests();
         refused.forEach((what, token) -> {
-            HttpResponse<String> response = send("POST", "/orders", "Authorization", bearer(token));
+            HttpResponse<String> response = gateway.sendWithHeaders("POST", "/orders", "Authorization", bearer(token));
             assertThat(response.statusCode()).as(what).isEqualTo(401);
             assertThat(response.headers().firstValue("Content-Type")).as(what).hasValue("application/problem+json");
             assertThat(response.headers().firstValue("WWW-Authenticate")).as(what).hasValue("Bearer error=\"invalid_token\"");
@@ -141,12 +117,12 @@ class JwtGatewayTest {
 
     @Test
     void onAnOptionalRouteATokenIsATenantAndNoCredentialsAnAnonymousCaller() {
-        assertThat(send("GET", "/catalog/1", "Authorization",
+        assertThat(gateway.sendWithHeaders("GET", "/catalog/1", "Authorization",
                 bearer(issuer.rs256(TokenIssuer.claims(Map.of("org", "jwt-catalog")).build()))).statusCode()).isEqualTo(200);
         assertThat(redis.command("HGET", "rl:{jwt-catalog}:catalog", "tokens")).isEqualTo("2000000");
-        assertThat(send("GET", "/catalog/1", "Authorization", "Bearer garbage").statusCode())
+        assertThat(gateway.sendWithHeaders("GET", "/catalog/1", "Authorization", "Bearer garbage").statusCode())
                 .as("a token that is sent must be valid").isEqualTo(401);
-        assertThat(send("GET", "/catalog/1").statusCode()).isEqualTo(200);
+        assertThat(gateway.sendWithHeaders("GET", "/catalog/1").statusCode()).isEqualTo(200);
         assertThat(redis.command("EXISTS", "rl:{anon%3A127.0.0.1/32}:catalog")).isEqualTo(":1");
     }
 }

@@ -231,6 +231,17 @@ final class RunningGateway implements AutoCloseable {
         return exchange(request.build());
     }
 
+    /** A request on the public port with headers given as name, value, name, value... */
+    HttpResponse<String> sendWithHeaders(String method, String path, String... headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(10))
+                .method(method, HttpRequest.BodyPublishers.noBody());
+        for (int i = 0; i < headers.length; i += 2) {
+            request.header(headers[i], headers[i + 1]);
+        }
+        return exchange(request.build());
+    }
+
     @Override
     public void close() {
         context.close();
