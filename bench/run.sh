@@ -4,7 +4,7 @@
 #   bench/run.sh            the full suite (about 20 to 25 minutes on 2 cores: gateways are warmed until their JIT is quiet)
 #   bench/run.sh --quick    a smoke run of every step with tiny sizes; writes its report to
 #                           bench/target/bench-run/docs/ instead, so docs/ is left alone
-#   bench/run.sh --identity the identity scenarios alone (issue 23: API-key, anonymous and JWT decisions
+#   bench/run.sh --identity the identity scenarios alone (API-key, anonymous and JWT decisions
 #                           at saturation; the bogus-key flood with and without the failed-authentication
 #                           limit), about 10 minutes; rewrites only their section of docs/benchmarks.md
 #                           (with --quick as well: tiny sizes, written under bench/target/bench-run/docs/)

@@ -47,7 +47,7 @@ import reactor.netty.resources.LoopResources;
  *
  * <p>Usage: {@code BenchmarkSuite <project root>}; the gateway jar must have been built. With
  * {@code -Dbench.only=identity} ({@code bench/run.sh --identity}) it runs the identity scenarios
- * alone (issue 23: saturation of the API-key, anonymous and JWT gateways, and the bogus-key flood)
+ * alone (saturation of the API-key, anonymous and JWT gateways, and the bogus-key flood)
  * and rewrites only their section of the report.
  */
 public final class BenchmarkSuite {
@@ -131,7 +131,7 @@ public final class BenchmarkSuite {
                 saturationTargets.add(new Saturation.Target(direct, OptionalLong.empty(), DecisionCounters.none()));
                 HttpTarget tollgate = null;
                 HttpTarget builtIn = null;
-                // The three-limit gateway runs in the saturation scenario only (issue 22), then stops:
+                // The three-limit gateway runs in the saturation scenario only, then stops:
                 // the latency runs and the cluster runs compare the others, as before.
                 List<Saturation.Target> latencyTargets = new ArrayList<>(saturationTargets);
                 List<HttpTarget> warmed = new ArrayList<>(targets);
@@ -295,7 +295,7 @@ public final class BenchmarkSuite {
     }
 
     /**
-     * The bogus-key flood (issue 23): two gateways whose keys are looked up in a directory of issued
+     * The bogus-key flood: two gateways whose keys are looked up in a directory of issued
      * keys, one with the failed-authentication limit at its defaults and one with it off, each warmed up
      * and then flooded from 127.0.0.2 beside a well-keyed client on 127.0.0.1. They are stopped after it.
      */

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Plans through the admin API, in PostgreSQL, seen by two gateway instances sharing one database:
- * the fixed contract of issue 22 ({@code /admin/plans}, {@code /admin/tenants/{tenant}/plan},
+ * the admin API's fixed contract ({@code /admin/plans}, {@code /admin/tenants/{tenant}/plan},
  * {@code /admin/tenants/{tenant}/limits}), its refusals, and a plan change reaching both instances on
  * the notification (the poll runs every 60 s here: a change seen within {@link #NOTIFIED} came by
  * notification; the time measured is logged).

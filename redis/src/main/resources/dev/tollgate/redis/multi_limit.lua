@@ -1,4 +1,4 @@
--- Every limit of a request, decided at once and all or nothing (issue 22): token buckets and
+-- Every limit of a request, decided at once and all or nothing: token buckets and
 -- calendar quotas, on Redis's clock, with the exact steps of ReferenceLimitEvaluator in
 -- tollgate-core (change both together). One call decides the requests that arrive together (a
 -- batch, one slot), one after the other in the order sent, each exactly as if it were alone: every

@@ -1,4 +1,4 @@
--- Every limit of one request, decided at once and all or nothing (issue 22): token buckets and
+-- Every limit of one request, decided at once and all or nothing: token buckets and
 -- calendar quotas, on Redis's clock, with the exact steps of ReferenceLimitEvaluator in
 -- tollgate-core (change both together). The script first works every limit out (read, bring to
 -- now), then writes only if every enforced limit has room; a rejected request writes NOTHING.

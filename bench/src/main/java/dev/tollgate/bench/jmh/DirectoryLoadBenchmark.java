@@ -32,7 +32,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * full-reload interval, of one of two directories ({@link #directory}):
  * <ul>
  *   <li>{@code rules}: 100,000 rules (33,334 tenants, three routes each) and 100,000 active API keys;</li>
- *   <li>{@code plans} (issue 22): 100,000 tenants on 3 plans, no rule row: 3 {@code plan} rows, 100,000
+ *   <li>{@code plans}: 100,000 tenants on 3 plans, no rule row: 3 {@code plan} rows, 100,000
  *       {@code tenant_plan} rows and 100,000 active API keys, one per tenant.</li>
  * </ul>
  * Either is read by the gateway's own

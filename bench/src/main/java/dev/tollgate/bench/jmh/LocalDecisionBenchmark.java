@@ -22,7 +22,7 @@ import org.openjdk.jmh.annotations.State;
  * the rule among instances). The rule is never exhausted, so every call takes the admit path,
  * the one that writes. The real monotonic clock is used, as in production.
  *
- * <p>A decision spent from a token lease already held (issue 5) is the other in-memory decision;
+ * <p>A decision spent from a token lease already held is the other in-memory decision;
  * it is measured through the whole leasing store, on a real Redis lease source, by
  * {@link LeaseHitBenchmark}.
  */

@@ -30,7 +30,7 @@ public final class GatewayLauncher {
     private static final String PROPERTIES_LAUNCHER = "org.springframework.boot.loader.launch.PropertiesLauncher";
     private static final String GATEWAY_MAIN = "dev.tollgate.gateway.TollgateApplication";
     /**
-     * A safety net, not a figure: four gateways start at once (the three-limit one since issue 22),
+     * A safety net, not a figure: four gateways start at once (the three-limit one among them),
      * and on 2 shared cores with other builds running the first was seen not ready after 2 minutes.
      */
     private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(300);

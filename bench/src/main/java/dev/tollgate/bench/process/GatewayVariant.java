@@ -16,7 +16,7 @@ public enum GatewayVariant {
     BUILT_IN("SCG RedisRateLimiter", "builtin"),
 
     /**
-     * Tollgate's filter with a default plan of three limits (issue 22): a token bucket on each route,
+     * Tollgate's filter with a default plan of three limits: a token bucket on each route,
      * one on the whole tenant and a UTC day quota, all far above any load the benchmark offers, so
      * that every request does the whole work of the multi-limit path (one EVALSHA of
      * {@code multi_limit.lua} over three limits) and none is rejected. Only the saturation scenario
@@ -25,7 +25,7 @@ public enum GatewayVariant {
     TOLLGATE_THREE_LIMITS("Tollgate, 3 limits", "tollgate-3-limits"),
 
     /**
-     * Tollgate with the {@code bench} route's identity {@code anonymous} (issue 23): every caller is
+     * Tollgate with the {@code bench} route's identity {@code anonymous}: every caller is
      * limited by its client address, keys unread. 127.0.0.1 is a trusted proxy, so each caller's
      * address comes from its {@code X-Forwarded-For} (a gateway behind a load balancer) and a mix of
      * many callers is many address groups, as a mix of many tenants is many tenants. Saturation only.
@@ -33,7 +33,7 @@ public enum GatewayVariant {
     TOLLGATE_ANONYMOUS("Tollgate, anonymous", "tollgate-anonymous"),
 
     /**
-     * Tollgate taking the tenant from a bearer token's {@code tenant} claim (issue 23), verified
+     * Tollgate taking the tenant from a bearer token's {@code tenant} claim, verified
      * against the JWK set the benchmark serves on 127.0.0.1 ({@code tollgate.jwt.jwk-set-uri});
      * requests carry an RS256 token and no key. Saturation only.
      */

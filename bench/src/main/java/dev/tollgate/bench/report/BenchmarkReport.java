@@ -24,16 +24,16 @@ import java.util.List;
 public final class BenchmarkReport {
 
     public static final double TARGET_ADDED_P99_MS = 1.0;
-    /** Issue 13: with a healthy Redis at saturation, the local fallback makes at most 1 % of decisions. */
+    /** Target: with a healthy Redis at saturation, the local fallback makes at most 1 % of decisions. */
     public static final double TARGET_FALLBACK_SHARE = 0.01;
-    /** Issue 13: at saturation with many cold tenants, at least 0.9 times the no-limiter throughput. */
+    /** Target: at saturation with many cold tenants, at least 0.9 times the no-limiter throughput. */
     public static final double TARGET_THROUGHPUT_RATIO = 0.9;
     /**
-     * Issue 22: at saturation with many cold tenants each under three limits (a bucket per route, a
+     * Target: at saturation with many cold tenants each under three limits (a bucket per route, a
      * tenant bucket, a day quota), at least 0.85 times the no-limiter throughput.
      */
     public static final double TARGET_THREE_LIMITS_RATIO = 0.85;
-    /** Issue 6's target for a hot key with leases: at most one Redis call per 20 admitted requests. */
+    /** Target for a hot key with leases: at most one Redis call per 20 admitted requests. */
     public static final double TARGET_HOT_KEY_CALLS_PER_ADMITTED = 1.0 / 20;
     static final String CHART_DIR = "benchmarks";
 

@@ -12,7 +12,7 @@ import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
 /**
- * Who a request comes from (issue 23): what an anonymous and a JWT decision cost against an API-key
+ * Who a request comes from: what an anonymous and a JWT decision cost against an API-key
  * decision at saturation, and the bogus-key flood with and without the failed-authentication limit;
  * template {@code report/identity.mustache}.
  *

@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A bogus-key flood beside a well-keyed client (issue 23): what the client's latency becomes while
+ * A bogus-key flood beside a well-keyed client: what the client's latency becomes while
  * many connections from another address send keys that were never issued, on a gateway with the
  * failed-authentication limit and on one without it.
  *

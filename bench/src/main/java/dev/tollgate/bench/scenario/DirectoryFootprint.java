@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The heap a full directory snapshot keeps (issue 22: 100,000 tenants on 3 plans, beside 100,000
+ * The heap a full directory snapshot keeps (100,000 tenants on 3 plans, beside 100,000
  * rules), which JMH's timing of {@link DirectoryLoadBenchmark} does not say: the same fixture is
  * loaded in this JVM and the heap in use after a full collection is read with the snapshot held and
  * again once it is dropped; the difference is what the snapshot retains (its maps, strings, rule and

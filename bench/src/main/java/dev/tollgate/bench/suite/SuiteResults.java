@@ -26,7 +26,7 @@ import java.util.List;
  * @param rates        the latency runs' rates (shares of the no-limiter gateway's measured capacity)
  * @param headlineRate the rate the latency target is judged at (half that capacity)
  * @param directories  heap retained by a full directory snapshot, for each directory measured
- * @param flood        the bogus-key flood's runs (issue 23), with and without the failed-authentication limit
+ * @param flood        the bogus-key flood's runs, with and without the failed-authentication limit
  */
 public record SuiteResults(MachineInfo machine, double otherWorkCoresBefore, String loadAverageAtEnd, Duration elapsed,
                            SuitePlan plan, List<String> targets, List<String> saturationTargets, List<Double> rates, double headlineRate,

@@ -15,9 +15,9 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * The reference evaluator against a brute-force model written from its specification alone: quota
- * counts are recomputed from the whole history of admitted requests, token buckets are simulated
- * naively, and the request is admitted if every enforced limit has room. Random limits (rates, quotas
+ * The reference evaluator against a brute-force model written from the rules of
+ * docs/rules-and-keys.md alone: quota counts are recomputed from every admitted request so far, token
+ * buckets are refilled at each request, and the request is admitted if every enforced limit has room. Random limits (rates, quotas
  * per minute/hour/day in UTC, Berlin and New York, shadow ones), random costs, times that cross window
  * boundaries and clock changes, and clock steps back. Checked on every request: the same decision and
  * the same room per limit, nothing written for a rejected request, a shadow limit never rejecting;

@@ -28,7 +28,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The JSON of a limit, in the one place it is read and written: the admin API's bodies and answers,
- * the {@code plan.limits} column and the saved snapshot all use it (issue 22's contract):
+ * the {@code plan.limits} column and the saved snapshot all use it (the admin API's documented contract, docs/rules-and-keys.md):
  *
  * <pre>{"name": "...", "scope": "route" | "each-route" | "tenant", "route": "&lt;id&gt;" (scope route only),
  *  then "capacity" + "refillPerSecond" (a token bucket) or "quota" + "period" (minute | hour | day | month,
