@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.jayway.jsonpath.JsonPath;
+import dev.tollgate.core.MonotonicClock;
 import dev.tollgate.spring.limiter.DecisionMetrics;
 import dev.tollgate.spring.limiter.DecisionOutcome;
 import dev.tollgate.spring.limiter.DecisionSource;
+import dev.tollgate.spring.limiter.RedisCircuitBreaker;
 import dev.tollgate.spring.instances.LiveInstances;
+import dev.tollgate.spring.settings.RedisGuardProperties;
 import dev.tollgate.testkit.FreePort;
 import dev.tollgate.testkit.RedisServer;
 import dev.tollgate.testkit.TestUpstream;
@@ -214,8 +217,26 @@ class RedisFailureTest {
                 (System.nanoTime() - thawed) / 1_000_000, WAIT_IN_OPEN_STATE.toMillis());
     }
 
-    /** How much sooner than its wait an opening may be measured (see where it is used). */
-    private static final long CLOCK_SLACK_MS = 5;
+    /**
+     * The breaker's own clock (monotonic, as in production), which remembers on each thread the last
+     * time it gave: read in a state-transition listener, which the breaker calls on the thread that
+     * just read its clock to make that transition, it is the exact instant the breaker decided on.
+     */
+    private static final class BreakerClockReadings implements MonotonicClock {
+
+        private final ThreadLocal<long[]> lastRead = ThreadLocal.withInitial(() -> new long[1]);
+
+        @Override
+        public long nanoTime() {
+            long now = MonotonicClock.system().nanoTime();
+            lastRead.get()[0] = now;
+            return now;
+        }
+
+        long lastReadOnThisThread() {
+            return lastRead.get()[0];
+        }
+    }
 
     @Test
     void redisFrozen_theBreakerFirstOpensBriefly_andEachFailedProbeRoundDoublesTheWait() {
@@ -224,15 +245,19 @@ class RedisFailureTest {
         Map<String, Object> p = properties(redis.port(), upstream);
         p.remove("tollgate.redis.circuit-breaker.first-wait-in-open-state"); // the defaults: 100 ms, doubling to 1 s
         p.remove("tollgate.redis.circuit-breaker.wait-in-open-state");
-        RunningGateway gateway = track(RunningGateway.start(p));
+        // The production breaker, built as the gateway builds it, on a clock the test can read after it.
+        BreakerClockReadings breakerClock = new BreakerClockReadings();
+        RunningGateway gateway = track(RunningGateway.start(p, context -> context.registerBean("redisCircuitBreaker",
+                CircuitBreaker.class, () -> RedisCircuitBreaker.of(RedisCircuitBreaker.registry(
+                        context.getBean(RedisGuardProperties.class).circuitBreaker(), breakerClock)))));
         admitted(gateway, "warm", 20);
-        List<long[]> openings = new CopyOnWriteArrayList<>(); // {opened at, half-open at}
+        List<long[]> openings = new CopyOnWriteArrayList<>(); // {opened at, half-open at}, on the breaker's clock
         breaker(gateway).getEventPublisher().onStateTransition(e -> {
-            long now = System.nanoTime();
+            long decidedAt = breakerClock.lastReadOnThisThread();
             if (e.getStateTransition().getToState() == CircuitBreaker.State.OPEN) {
-                openings.add(new long[] {now, 0});
+                openings.add(new long[] {decidedAt, 0});
             } else if (e.getStateTransition().getFromState() == CircuitBreaker.State.OPEN && !openings.isEmpty()) {
-                openings.get(openings.size() - 1)[1] = now;
+                openings.get(openings.size() - 1)[1] = decidedAt;
             }
         });
 
@@ -249,16 +274,14 @@ class RedisFailureTest {
         } finally {
             redis.thaw();
         }
-        List<Long> openMillis = openings.stream().filter(o -> o[1] != 0)
-                .map(o -> (o[1] - o[0]) / 1_000_000).toList();
+        List<Double> openMillis = openings.stream().filter(o -> o[1] != 0)
+                .map(o -> (o[1] - o[0]) / 1e6).toList();
         MEASURED.info("[redis frozen, default breaker] open for {} ms in turn", openMillis);
-        // The breaker times its wait on the wall clock from the moment it opens; the open event that
-        // starts this test's stopwatch (System.nanoTime) comes a little after that moment. So an
-        // opening measured here may be short of the wait by that delay (99 ms seen once for 100 ms):
-        // CLOCK_SLACK_MS allows it, far below the doubling each bound checks.
-        assertThat(openMillis.get(0)).as("first opening (ms)").isBetween(100L - CLOCK_SLACK_MS, 999L);
-        assertThat(openMillis.get(1)).as("second opening (ms)").isGreaterThanOrEqualTo(200L - CLOCK_SLACK_MS);
-        assertThat(openMillis.get(2)).as("third opening (ms)").isGreaterThanOrEqualTo(400L - CLOCK_SLACK_MS);
+        // From the clock reading that opened the breaker to the one that let it half-open: never less
+        // than the wait, to the nanosecond.
+        assertThat(openMillis.get(0)).as("first opening (ms)").isBetween(100.0, 999.0);
+        assertThat(openMillis.get(1)).as("second opening (ms)").isGreaterThanOrEqualTo(200.0);
+        assertThat(openMillis.get(2)).as("third opening (ms)").isGreaterThanOrEqualTo(400.0);
         double redisBefore = redisDecisions(gateway);
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> {
             gateway.send("POST", "/orders", "thawed");

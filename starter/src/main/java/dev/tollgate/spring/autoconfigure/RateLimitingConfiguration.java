@@ -44,6 +44,7 @@ import dev.tollgate.spring.limiter.DecisionMetrics;
 import dev.tollgate.spring.limiter.FailoverRateLimiter;
 import dev.tollgate.spring.limiter.LimitEnforcer;
 import dev.tollgate.spring.limiter.MultiLimitLimiter;
+import dev.tollgate.spring.limiter.RedisCircuitBreaker;
 import dev.tollgate.spring.limiter.RejectionLog;
 import dev.tollgate.spring.localstate.LocalState;
 import dev.tollgate.spring.localstate.LocalStateDirectory;
@@ -60,7 +61,6 @@ import dev.tollgate.spring.settings.RedisGuardProperties;
 import dev.tollgate.spring.settings.TollgateProperties;
 import dev.tollgate.spring.tenant.TenantResolver;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -86,18 +86,9 @@ class RateLimitingConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "redisCircuitBreaker")
     CircuitBreaker redisCircuitBreaker(RedisGuardProperties guard, TollgateMeters meters) {
-        RedisGuardProperties.CircuitBreakerProperties cb = guard.circuitBreaker();
-        CircuitBreakerConfig config = CircuitBreakerConfig.custom()
-                .failureRateThreshold(cb.failureRateThreshold())
-                .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.TIME_BASED)
-                .slidingWindowSize(cb.slidingWindowSeconds())
-                .minimumNumberOfCalls(cb.minimumNumberOfCalls())
-                .waitIntervalFunctionInOpenState(attempt -> cb.openMillis(attempt))
-                .permittedNumberOfCallsInHalfOpenState(cb.permittedCallsInHalfOpenState())
-                .build();
-        CircuitBreakerRegistry registry = CircuitBreakerRegistry.of(config);
+        CircuitBreakerRegistry registry = RedisCircuitBreaker.registry(guard.circuitBreaker(), MonotonicClock.system());
         TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(registry).bindTo(meters.registry());
-        return registry.circuitBreaker("redis");
+        return RedisCircuitBreaker.of(registry);
     }
 
     /**
