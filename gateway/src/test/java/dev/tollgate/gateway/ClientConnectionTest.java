@@ -9,7 +9,6 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * The timeouts are Netty's own timers on the real clock, so these tests wait in real time: a second or
  * two each, with margins well above the configured limits.
  */
-@Tag(TimingTests.TAG)
+@MeasuresWaits
 class ClientConnectionTest {
 
     private static final Duration IDLE_TIMEOUT = Duration.ofMillis(1500);

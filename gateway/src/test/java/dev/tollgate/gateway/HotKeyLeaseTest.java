@@ -27,7 +27,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,7 +34,7 @@ import org.junit.jupiter.api.Test;
  * the metrics ({@code source="lease"}), without counting as Redis round trips or breaker calls; on the
  * multi-limit path too, where a lease holds whole requests charged to every limit.
  */
-@Tag(TimingTests.TAG) // a key is leased from 20 requests a second of real time
+@MeasuresWaits // a key is leased from 20 requests a second of real time
 class HotKeyLeaseTest {
 
     private static final int REQUESTS = 400;

@@ -16,12 +16,11 @@ import dev.tollgate.testkit.TestUpstream;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 /** 100,000 rules and 100,000 API keys: loaded at start, and looked up right. */
-@Tag(TimingTests.TAG)
+@NeedsTheCores
 class LargeDirectoryLoadTest {
 
     @Test

@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * Two regions on one machine: a redis-server each, one PostgreSQL, a gateway in each region, and the
  * rebalancer (every second here) moving each limit's shares to where its traffic is.
  */
-@Tag(TimingTests.TAG)
+@MeasuresWaits
 class MultiRegionTest {
 
     private static final int EU = 0;

@@ -12,7 +12,6 @@ import dev.tollgate.spring.limiter.DecisionSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,7 +22,7 @@ import org.junit.jupiter.api.Test;
 // Retry-After is exact to the second on Redis's clock, which keeps running between two requests:
 // more than a second between them (a loaded machine) would make 100 s read 99. So this class runs
 // with the timing tests, alone on the cores.
-@Tag(TimingTests.TAG)
+@NeedsTheCores
 class RateLimitFilterTest {
 
     private static RedisServer redis;

@@ -15,7 +15,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * and would otherwise wait for a core and answer late, which is, to the gateway, a slow Redis. It is
  * given scheduling priority ({@link RedisServer#prioritise()}), as a Redis on a host of its own has.
  */
-@Tag(TimingTests.TAG)
+@NeedsTheCores
 class RedisCutOffTest {
 
     /** Requests that warm the gateway up before the measured run: ten per warm-up tenant. */

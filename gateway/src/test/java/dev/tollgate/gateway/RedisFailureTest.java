@@ -24,7 +24,6 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * request must still be answered (never 5xx), limited by each instance's share of the rule, and the
  * Redis path must come back by itself.
  */
-@Tag(TimingTests.TAG)
+@NeedsTheCores
 class RedisFailureTest {
 
     private static final Duration WAIT_IN_OPEN_STATE = Duration.ofSeconds(3);

@@ -17,7 +17,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
@@ -32,7 +31,7 @@ import reactor.netty.resources.LoopResources;
  * backend would merge with the gateway's own. Timeouts are short and configured here; Netty's timers
  * run on the real clock, so the timeout tests wait a second or two.
  */
-@Tag(TimingTests.TAG)
+@MeasuresWaits
 class RequestParsingTest {
 
     private static final Duration BODY_TIMEOUT = Duration.ofMillis(1200);
