@@ -229,7 +229,8 @@ public final class LocalMultiLimitStore {
         long capacity = share.capacityMicros();
         long tokens = capacity;
         long ts = now;
-        if (stripe.states.state(key) instanceof LimitState.Bucket stored) {
+        LimitState state = stripe.states.state(key);
+        if (state instanceof LimitState.Bucket stored) {
             tokens = Math.min(stored.tokens(), capacity);
             ts = Math.min(stored.tsMillis(), now + share.millisToFill());
         }
@@ -240,7 +241,7 @@ public final class LocalMultiLimitStore {
         long after = charged ? Math.max(0, tokens - share.costMicros()) : tokens;
         // Redis's whole tokens left ÷ N, in micro-tokens: ≤ 2^53 / N, no overflow.
         after = Math.min(after, Math.multiplyExact(redisLeft, BucketLimits.MICROS_PER_TOKEN) / instances);
-        if (after == tokens && after == capacity && stripe.states.state(key) == null) {
+        if (after == tokens && after == capacity && state == null) {
             return; // a full bucket stays a missing state
         }
         stripe.states.put(key, new LimitState.Bucket(after, ts));
