@@ -28,6 +28,17 @@ public record BucketLimits(long capacityMicros, long refillMicrosPerMilli, long 
         requireInRange("costMicros", costMicros);
     }
 
+    /**
+     * A bucket as users write it ({@code capacity} tokens, {@code refillPerSecond}, {@code cost}
+     * tokens a request) in these units: micro-tokens, and the rate rounded to a micro-token per ms,
+     * which is exact for the rates {@link RateLimitRule} accepts (at most three decimals). The one
+     * conversion {@link RateLimitRule} and {@code TokenBucket} both use; the values are not checked
+     * against a rule's bounds here, only against this record's.
+     */
+    public static BucketLimits of(long capacity, double refillPerSecond, long cost) {
+        return new BucketLimits(capacity * MICROS_PER_TOKEN, Math.round(refillPerSecond * 1000d), cost * MICROS_PER_TOKEN);
+    }
+
     private static void requireInRange(String name, long value) {
         if (value <= 0 || value > MAX_MICROS) {
             throw new IllegalArgumentException(

@@ -101,14 +101,13 @@ public record RateLimitRule(long capacity, double refillPerSecond, long cost, bo
      * </ul>
      */
     public BucketLimits limits() {
-        long costMicros = cost * BucketLimits.MICROS_PER_TOKEN;
-        long rate = Math.round(refillPerSecond * 1000d);
+        BucketLimits whole = BucketLimits.of(capacity, refillPerSecond, cost);
         if (regionSharePpm == WHOLE_SHARE_PPM) {
-            return new BucketLimits(capacity * BucketLimits.MICROS_PER_TOKEN, rate, costMicros);
+            return whole;
         }
         // capacity ≤ 1e9 and rate ≤ 1e12: neither product below can overflow a long.
-        long regionalCapacity = Math.max(capacity * regionSharePpm, costMicros);
-        long regionalRate = Math.max(1L, rate * regionSharePpm / WHOLE_SHARE_PPM);
-        return new BucketLimits(regionalCapacity, regionalRate, costMicros);
+        long regionalCapacity = Math.max(capacity * regionSharePpm, whole.costMicros());
+        long regionalRate = Math.max(1L, whole.refillMicrosPerMilli() * regionSharePpm / WHOLE_SHARE_PPM);
+        return new BucketLimits(regionalCapacity, regionalRate, whole.costMicros());
     }
 }
