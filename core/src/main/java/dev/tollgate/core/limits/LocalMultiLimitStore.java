@@ -52,7 +52,9 @@ import java.util.function.IntSupplier;
  * then admits at most what is left. Over the window at most
  * {@code Q + max(0, Σ R_i / N − R) + N × cost}: the last term because an instance learns that
  * Redis is back from a decision Redis makes before that instance's charge lands, so at most one
- * request per instance is admitted against units its charge then no longer finds (plus the floors
+ * request per instance is admitted against units its charge then no longer finds (one per request
+ * it has in flight to Redis at that moment under concurrent traffic; never a lease's worth: no lease
+ * is fetched while this store {@link #owesRedis owes Redis} or its charge is in flight) (plus the floors
  * below, plus any charge that failed or found less room than it owed because other instances took
  * it first: counted as {@code tollgate.fallback.charges{outcome=failed}}):
  * <ul>
@@ -163,6 +165,16 @@ public final class LocalMultiLimitStore {
         } else {
             owed[0] = Math.min(owed[0] + charge.cost(), charge.limit().allowance().maxCost());
         }
+    }
+
+    /**
+     * Whether this store holds admissions it made alone that Redis has not been charged with yet (one
+     * atomic read). While it does, the multi-limit path decides one request per Redis call, no lease:
+     * a lease fetched then would pre-admit several requests from a count that lacks this instance's
+     * own, and the charge that follows, capped at what Redis reports left, could not take them back.
+     */
+    public boolean owesRedis() {
+        return owedKeys.get() > 0;
     }
 
     /**

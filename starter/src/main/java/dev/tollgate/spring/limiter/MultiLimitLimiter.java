@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The multi-limit path: every limit of a request decided all or nothing, by Redis in one script call
@@ -54,6 +55,8 @@ public final class MultiLimitLimiter {
     private final DecisionMetrics metrics;
     /** Null with leases off. */
     private final MultiLimitLeases leases;
+    /** Charge-backs sent and not yet answered: leases wait for them (see decide). */
+    private final AtomicInteger chargesInFlight = new AtomicInteger();
 
     /** Without hot-key leases: one Redis call per decision. */
     public MultiLimitLimiter(MultiLimitScript redis, LocalMultiLimitStore fallback, CircuitBreaker breaker,
@@ -80,7 +83,9 @@ public final class MultiLimitLimiter {
             }
             breaker.releasePermission();
         }
-        if (leases == null) {
+        if (leases == null || fallback.owesRedis() || chargesInFlight.get() > 0) {
+            // Right after the fallback: one request a call until this instance's charges have landed
+            // (LocalMultiLimitStore.owesRedis says why), so that Redis decides each request after them.
             return viaRedis(charges);
         }
         CompletionStage<Optional<MultiLimitLeases.Leased>> leased;
@@ -135,12 +140,16 @@ public final class MultiLimitLimiter {
             return;
         }
         CompletionStage<MultiLimitScript.Reply> charge;
+        chargesInFlight.incrementAndGet();
         try {
             charge = redis.decide(owed);
         } catch (RuntimeException e) {
             charge = CompletableFuture.failedFuture(e);
         }
-        charge.whenComplete((reply, error) -> metrics.fallbackCharge(error == null && allCharged(reply)));
+        charge.whenComplete((reply, error) -> {
+            chargesInFlight.decrementAndGet();
+            metrics.fallbackCharge(error == null && allCharged(reply));
+        });
     }
 
     /** Whether every shadow charge found room (so was taken): one that did not is lost, and counted. */

@@ -49,6 +49,7 @@ class MultiLimitLeaseLimiterTest {
     private CircuitBreaker breaker;
     private MultiLimitLeases leases;
     private MultiLimitLimiter limiter;
+    private SimpleMeterRegistry meters;
 
     @BeforeEach
     void start() {
@@ -60,8 +61,9 @@ class MultiLimitLeaseLimiterTest {
         ScriptCalls calls = ScriptCalls.on(connection);
         MultiLimitScript script = new MultiLimitScript(calls);
         leases = new MultiLimitLeases(new RedisMultiLimitLeaseSource(script, calls), POLICY, new ManualClock());
+        meters = new SimpleMeterRegistry();
         limiter = new MultiLimitLimiter(script, new LocalMultiLimitStore(() -> INSTANCES, WallClock.system()), breaker,
-                new DecisionMetrics(new SimpleMeterRegistry()), leases);
+                new DecisionMetrics(meters), leases);
     }
 
     @AfterEach
@@ -113,5 +115,35 @@ class MultiLimitLeaseLimiterTest {
         // floor(9 / 2) = 4 that following only the fetching request's decision would leave.
         assertThat(admitted).isEqualTo(2);
         assertThat(leases.heldRequests()).as("no lease is spent while the breaker is open").isEqualTo(4);
+    }
+
+    @Test
+    void afterTheFallbackAdmittedAloneNoLeaseIsFetchedUntilRedisIsChargedWithIt() {
+        // Redis gone for this instance: its share of the day's 10 is 5, all admitted here alone.
+        breaker.transitionToForcedOpenState();
+        for (int i = 0; i < 5; i++) {
+            assertThat(decide("back").decision().admitted()).isTrue();
+        }
+        breaker.transitionToClosedState();
+
+        // Redis back, with none of those 5 counted: the first decision is this one request alone (a
+        // lease of 5 would pre-admit them from a count of 0, and the charge, capped at the 5 then left,
+        // could not take the fallback's 5 back: 15 admitted of 10 with the other instance's 5).
+        MultiLimitLimiter.Sourced first = decide("back");
+        assertThat(first.source()).isEqualTo(DecisionSource.REDIS);
+        assertThat(first.decision().admitted()).isTrue();
+        assertThat(leases.leaseCalls()).isZero();
+        assertThat(leases.heldRequests()).isZero();
+
+        // Once the charge has landed (1 + 5 of 10 in Redis), leases are used again, from what is left.
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() ->
+                meters.find("tollgate.fallback.charges").tag("outcome", "charged").counter() != null
+                        && meters.find("tollgate.fallback.charges").tag("outcome", "charged").counter().count() == 1);
+        int admitted = 6; // the fallback's 5 and the first Redis decision
+        for (int i = 0; i < 6; i++) {
+            admitted += decide("back").decision().admitted() ? 1 : 0;
+        }
+        assertThat(leases.leaseCalls()).isPositive();
+        assertThat(admitted).as("over the day, with this instance alone").isEqualTo(10);
     }
 }
