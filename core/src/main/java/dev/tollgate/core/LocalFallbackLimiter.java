@@ -54,6 +54,16 @@ public final class LocalFallbackLimiter {
     }
 
     /**
+     * Whether this instance admitted requests on its own that no Redis bucket has been charged with
+     * yet (any key; one emptiness check). While it has, requests go to Redis one at a time, with no
+     * token lease: a lease taken first would come from a bucket that lacks these admissions, and the
+     * charge that follows cannot take the bucket below empty, so the lease would be admitted on top.
+     */
+    public boolean owesRedis() {
+        return !unreported.isEmpty();
+    }
+
+    /**
      * Takes and returns what this instance admitted for {@code key} on its own since the last call
      * (micro-tokens, at most a capacity), for the shared bucket to be charged once it answers again.
      */

@@ -188,10 +188,14 @@ class RateLimitingConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    FailoverRateLimiter failoverRateLimiter(ShardedBucketStore redisDecisions, RedisTokenLeaseSource charges,
-                                            LocalFallbackLimiter fallback, CircuitBreaker redisCircuitBreaker,
-                                            DecisionMetrics metrics) {
-        return new FailoverRateLimiter(redisDecisions, charges, fallback, redisCircuitBreaker, metrics);
+    FailoverRateLimiter failoverRateLimiter(ShardedBucketStore redisDecisions, RedisBucketStore redis,
+                                            ObjectProvider<LeasingBucketStore> leasing, HotKeyProperties hotKeys,
+                                            RedisTokenLeaseSource charges, LocalFallbackLimiter fallback,
+                                            CircuitBreaker redisCircuitBreaker, DecisionMetrics metrics) {
+        // The same chain without leases, for the requests right after the fallback (FailoverRateLimiter).
+        ShardedBucketStore unleased = leasing.getIfAvailable() == null ? redisDecisions
+                : new ShardedBucketStore(redis, hotKeys.shards().secondChance());
+        return new FailoverRateLimiter(redisDecisions, unleased, charges, fallback, redisCircuitBreaker, metrics);
     }
 
     @Bean

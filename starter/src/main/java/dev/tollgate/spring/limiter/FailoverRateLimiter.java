@@ -10,6 +10,7 @@ import dev.tollgate.redis.ScriptCalls;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Decides with Redis when it answers in time, with this instance's share of the limit otherwise
@@ -27,17 +28,21 @@ import java.util.concurrent.CompletionStage;
  * instances that had been idle, below {@code (N − 1)/N} of the capacity per switch. And when Redis
  * answers again, the first decision for a key charges Redis's bucket with what this instance
  * admitted for it on its own ({@link BucketCharges}), so that Redis does not come back with a bucket
- * refilled by the outage and admit that on top. Left over: admissions of sharded rules (which shard
+ * refilled by the outage and admit that on top; until those charges have landed, requests go to Redis
+ * one at a time, with no lease ({@link LocalFallbackLimiter#owesRedis}). Left over: admissions of sharded rules (which shard
  * took the load is not known), and those whose charge failed (counted) or was not yet made when
  * another instance's request reached Redis.
  */
 public final class FailoverRateLimiter {
 
     private final ShardedBucketStore redis;
+    private final ShardedBucketStore unleased;
     private final BucketCharges charges;
     private final LocalFallbackLimiter fallback;
     private final CircuitBreaker breaker;
     private final DecisionMetrics metrics;
+    /** Charges sent and not yet answered: leases wait for them (see decide). */
+    private final AtomicInteger chargesInFlight = new AtomicInteger();
 
     /**
      * @param redis   decides with Redis (leasing and sharding included)
@@ -45,7 +50,19 @@ public final class FailoverRateLimiter {
      */
     public FailoverRateLimiter(ShardedBucketStore redis, BucketCharges charges, LocalFallbackLimiter fallback,
                                CircuitBreaker breaker, DecisionMetrics metrics) {
+        this(redis, redis, charges, fallback, breaker, metrics);
+    }
+
+    /**
+     * @param redis    decides with Redis (leasing and sharding included)
+     * @param unleased the same without leases: used while this instance owes Redis what its fallback
+     *                 admitted, or such a charge is in flight ({@link LocalFallbackLimiter#owesRedis})
+     * @param charges  the same buckets, charged with what the fallback admitted
+     */
+    public FailoverRateLimiter(ShardedBucketStore redis, ShardedBucketStore unleased, BucketCharges charges,
+                               LocalFallbackLimiter fallback, CircuitBreaker breaker, DecisionMetrics metrics) {
         this.redis = redis;
+        this.unleased = unleased;
         this.charges = charges;
         this.fallback = fallback;
         this.breaker = breaker;
@@ -65,7 +82,9 @@ public final class FailoverRateLimiter {
         }
         CompletionStage<Decision> pending;
         try {
-            pending = redis.tryAcquire(request);
+            // Right after the fallback, one request a call until the charges have landed (owesRedis says why).
+            ShardedBucketStore store = fallback.owesRedis() || chargesInFlight.get() > 0 ? unleased : redis;
+            pending = store.tryAcquire(request);
         } catch (RuntimeException e) {
             pending = CompletableFuture.failedFuture(e);
         }
@@ -102,12 +121,16 @@ public final class FailoverRateLimiter {
             return;
         }
         CompletionStage<Void> charge;
+        chargesInFlight.incrementAndGet();
         try {
             charge = charges.charge(request.key(), request.limits(), micros);
         } catch (RuntimeException e) {
             charge = CompletableFuture.failedFuture(e);
         }
-        charge.whenComplete((ignored, error) -> metrics.fallbackCharge(error == null));
+        charge.whenComplete((ignored, error) -> {
+            chargesInFlight.decrementAndGet();
+            metrics.fallbackCharge(error == null);
+        });
     }
 
     private SourcedDecision decideLocally(BucketRequest request) {

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tollgate.core.BucketCharges;
 import dev.tollgate.core.BucketKey;
 import dev.tollgate.core.BucketRequest;
+import dev.tollgate.core.LeasePolicy;
+import dev.tollgate.core.LeasingBucketStore;
 import dev.tollgate.core.LocalBucketStore;
 import dev.tollgate.core.ShardedBucketStore;
 import dev.tollgate.core.LocalFallbackLimiter;
@@ -18,6 +20,8 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -124,5 +128,47 @@ class FailoverRateLimiterTest {
 
         assertThat(meters.get("tollgate.fallback.charges").tag("outcome", "failed").counter().count()).isEqualTo(1);
         assertThat(meters.get("tollgate.fallback.charges").tag("outcome", "charged").counter().count()).isZero();
+    }
+
+    @Test
+    void afterTheFallbackNoLeaseIsTakenBeforeRedisIsChargedWithWhatTheInstancesAdmittedAlone() {
+        // Three instances whose keys are all hot (a lease of up to half the bucket at once).
+        List<FailoverRateLimiter> instances = new ArrayList<>();
+        List<CircuitBreaker> breakers = new ArrayList<>();
+        List<LeasingBucketStore> leasing = new ArrayList<>();
+        for (int i = 0; i < INSTANCES; i++) {
+            LeasingBucketStore leases = new LeasingBucketStore(RedisBucketStore.on(connection),
+                    RedisTokenLeaseSource.on(connection), new LeasePolicy(0, 60_000, 50, 0.5, 600_000), new ManualClock());
+            CircuitBreaker own = CircuitBreaker.ofDefaults("redis-" + i);
+            instances.add(new FailoverRateLimiter(new ShardedBucketStore(leases, true),
+                    new ShardedBucketStore(RedisBucketStore.on(connection), true), RedisTokenLeaseSource.on(connection),
+                    new LocalFallbackLimiter(INSTANCES, new ManualClock()), own, new DecisionMetrics(new SimpleMeterRegistry())));
+            breakers.add(own);
+            leasing.add(leases);
+        }
+        BucketKey key = new BucketKey("outage", "route");
+        BucketRequest request = new BucketRequest(key, RULE.limits(), RULE.shards());
+        int admitted = 0;
+        for (int i = 0; i < INSTANCES; i++) {
+            breakers.get(i).transitionToForcedOpenState();
+            for (int r = 0; r < 20; r++) {
+                admitted += instances.get(i).decide(request).toCompletableFuture().join().decision().allowed() ? 1 : 0;
+            }
+            breakers.get(i).transitionToClosedState();
+        }
+        assertThat(admitted).as("each instance's share of the burst of 30").isEqualTo(30);
+
+        // Redis back, its bucket untouched (30). A lease taken first (15 tokens) would be admitted on
+        // top of the 30 the charges then empty the bucket for: 50 were, before leases waited.
+        for (int r = 0; r < 40; r++) {
+            for (FailoverRateLimiter instance : instances) {
+                admitted += instance.decide(request).toCompletableFuture().join().decision().allowed() ? 1 : 0;
+            }
+        }
+        // The bucket's 30, plus at most one request per instance decided by Redis before its charge landed.
+        assertThat(admitted).isLessThanOrEqualTo(30 + INSTANCES);
+        for (LeasingBucketStore leases : leasing) {
+            leases.close();
+        }
     }
 }
