@@ -166,10 +166,7 @@ public final class BenchmarkSuite {
                 }
 
                 List<Saturation.Mix> mixes = saturationMixes();
-                Saturation saturating = new Saturation(saturationTargets, env.redisStats(), progress, env::requireAllAlive);
-                saturating.settle(mixes, plan.saturationConcurrency(), plan.saturationRun());
-                List<Saturation.Run> saturation = saturating.run(mixes, plan.saturationRepetitions(),
-                        plan.saturationConcurrency(), plan.saturationRampUp(), plan.saturationRun());
+                List<Saturation.Run> saturation = saturate(env, saturationTargets, mixes);
                 env.stopGateways(saturationOnly);
                 double capacity = Median.of(saturation.stream()
                         .filter(r -> r.mix().equals(Saturation.COLD) && r.target().equals(Targets.NO_LIMITER))
@@ -244,10 +241,7 @@ public final class BenchmarkSuite {
                     progress.say("warm-up %s: %s", target.name(), warm.summary());
                 }
                 List<Saturation.Mix> mixes = saturationMixes();
-                Saturation saturating = new Saturation(saturationTargets, env.redisStats(), progress, env::requireAllAlive);
-                saturating.settle(mixes, plan.saturationConcurrency(), plan.saturationRun());
-                List<Saturation.Run> saturation = saturating.run(mixes, plan.saturationRepetitions(),
-                        plan.saturationConcurrency(), plan.saturationRampUp(), plan.saturationRun());
+                List<Saturation.Run> saturation = saturate(env, saturationTargets, mixes);
                 env.stopGateways(gateways);
                 List<AuthFailureFlood.Run> flood = flood(env, loops);
                 List<String> names2 = saturationTargets.stream().map(t -> t.http().name()).toList();
@@ -283,6 +277,15 @@ public final class BenchmarkSuite {
         }
         VariantCheck.verify(target, gateway.variant());
         return target;
+    }
+
+    /** The saturation rounds over {@code targets}, after one settling run of each mix. */
+    private List<Saturation.Run> saturate(BenchEnvironment env, List<Saturation.Target> targets,
+                                          List<Saturation.Mix> mixes) {
+        Saturation saturating = new Saturation(targets, env.redisStats(), progress, env::requireAllAlive);
+        saturating.settle(mixes, plan.saturationConcurrency(), plan.saturationRun());
+        return saturating.run(mixes, plan.saturationRepetitions(), plan.saturationConcurrency(),
+                plan.saturationRampUp(), plan.saturationRun());
     }
 
     private RequestMix coldMix() {
