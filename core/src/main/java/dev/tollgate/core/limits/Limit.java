@@ -69,6 +69,21 @@ public record Limit(String name, LimitScope scope, Allowance allowance, long cos
         return new LimitKey(tenant, scope.kind() == LimitScope.Kind.TENANT ? LimitKey.WHOLE_TENANT : route, name);
     }
 
+    // Written out, as LimitKey's: limits are compared and hashed on every request of the multi-limit
+    // path (in its charges, the lease table's keys), nearly always against the same instance. The
+    // hash leaves out the allowance and scope (records of their own) for speed; equal limits still
+    // hash alike. Same contract as the generated methods.
+    @Override
+    public boolean equals(Object other) {
+        return this == other || other instanceof Limit limit && cost == limit.cost && shadow == limit.shadow
+                && name.equals(limit.name) && scope.equals(limit.scope) && allowance.equals(limit.allowance);
+    }
+
+    @Override
+    public int hashCode() {
+        return (31 * name.hashCode() + Long.hashCode(cost)) * 2 + (shadow ? 1 : 0);
+    }
+
     static void requireCost(long cost, Allowance allowance, String field) {
         if (cost < 1 || cost > allowance.maxCost()) {
             throw new InvalidRuleException(field, "must be between 1 and the "

@@ -30,4 +30,18 @@ public record LimitCharge(LimitKey key, Limit limit, long cost) {
     public static LimitCharge of(String tenant, String route, Limit limit) {
         return new LimitCharge(limit.keyFor(tenant, route), limit, limit.cost());
     }
+
+    // Written out, as LimitKey's: a request's charges are the key of its lease-table entry, looked up
+    // on every request of the multi-limit path, and a request's limits are the plan's own instances,
+    // so the identity check settles most comparisons. Same contract as the generated methods.
+    @Override
+    public boolean equals(Object other) {
+        return this == other || other instanceof LimitCharge charge && cost == charge.cost
+                && key.equals(charge.key) && limit.equals(charge.limit);
+    }
+
+    @Override
+    public int hashCode() {
+        return (31 * key.hashCode() + limit.hashCode()) * 31 + Long.hashCode(cost);
+    }
 }

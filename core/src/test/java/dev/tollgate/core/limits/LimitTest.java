@@ -24,6 +24,30 @@ class LimitTest {
     }
 
     @Test
+    void limitsAndChargesAreEqualByEveryComponentAndHashAlikeWhenEqual() {
+        Limit limit = new Limit("rate", LimitScope.eachRoute(), RATE, 2, false);
+        Limit same = new Limit("rate", LimitScope.eachRoute(), new TokenBucket(20, 10), 2, false);
+        assertThat(same).isEqualTo(limit).hasSameHashCodeAs(limit);
+        assertThat(limit).isNotEqualTo(new Limit("rate", LimitScope.eachRoute(), new TokenBucket(20, 11), 2, false))
+                .isNotEqualTo(new Limit("rate", LimitScope.tenant(), RATE, 2, false))
+                .isNotEqualTo(new Limit("rate", LimitScope.route("orders"), RATE, 2, false))
+                .isNotEqualTo(new Limit("rate", LimitScope.eachRoute(), new CalendarQuota(20, QuotaPeriod.DAY), 2, false))
+                .isNotEqualTo(new Limit("rate", LimitScope.eachRoute(), RATE, 3, false))
+                .isNotEqualTo(limit.shadow(true))
+                .isNotEqualTo(new Limit("other", LimitScope.eachRoute(), RATE, 2, false))
+                .isNotEqualTo(null)
+                .isNotEqualTo("rate");
+
+        LimitCharge charge = LimitCharge.of("shop-a", "orders", limit);
+        LimitCharge sameCharge = new LimitCharge(new LimitKey("shop-a", "orders", "rate"), same, 2);
+        assertThat(sameCharge).isEqualTo(charge).hasSameHashCodeAs(charge);
+        assertThat(charge).isNotEqualTo(new LimitCharge(charge.key(), limit, 3))
+                .isNotEqualTo(LimitCharge.of("shop-b", "orders", limit))
+                .isNotEqualTo(LimitCharge.of("shop-a", "orders", limit.shadow(true)))
+                .isNotEqualTo(null);
+    }
+
+    @Test
     void namesAreBoundedToASmallCharset() {
         for (String bad : new String[] {null, "", "-rate", "rate limit", "rate\n", "räte", "a".repeat(65), "x{y}"}) {
             assertThatThrownBy(() -> new Limit(bad, LimitScope.tenant(), RATE))
