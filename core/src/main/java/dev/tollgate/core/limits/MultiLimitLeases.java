@@ -107,7 +107,9 @@ public final class MultiLimitLeases implements AutoCloseable {
      * by fetching one); empty when the request is to be decided by one call of its own (a cold charge
      * set, a set too small to lease, a fetch it waited for failed). Requests that arrive while a fetch
      * is on its way wait for it; if its batch runs out before all of them are served, the rest share one
-     * more fetch. Fails as the source's call does.
+     * more fetch. Fails as the source's call does. When the answer is known at once to be "one call of
+     * its own" (a cold set, the usual case), it is always the same completed stage, which
+     * {@link #isPerRequest} recognises, so that a caller can go straight to its call.
      */
     public CompletionStage<Optional<Leased>> decide(List<LimitCharge> charges) {
         long now = clock.millis();
@@ -147,6 +149,14 @@ public final class MultiLimitLeases implements AutoCloseable {
             max = Math.min(max, perLimit);
         }
         return (int) Math.max(0, max);
+    }
+
+    /**
+     * Whether {@code answer}, returned by {@link #decide}, already says "decide by one call of its own":
+     * the caller then skips waiting on it (two completion stages fewer per request of a cold set).
+     */
+    public static boolean isPerRequest(CompletionStage<Optional<Leased>> answer) {
+        return answer == PER_REQUEST;
     }
 
     private CompletionStage<Optional<Leased>> perform(ChargeSetLease.Step step, ChargeSetLease lease,

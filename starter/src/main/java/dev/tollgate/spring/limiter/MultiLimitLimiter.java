@@ -94,6 +94,9 @@ public final class MultiLimitLimiter {
         } catch (RuntimeException e) {
             leased = CompletableFuture.failedFuture(e);
         }
+        if (MultiLimitLeases.isPerRequest(leased)) {
+            return viaRedis(charges); // cold, the usual case: one call for this request
+        }
         return leased.handle((answer, error) -> {
             if (error != null) {
                 return CompletableFuture.completedFuture(failedOver(error, charges));
