@@ -259,21 +259,25 @@ public final class MultiLimitScript {
         String tenant = charges.get(0).key().tenant();
         String[] keys = new String[charges.size()];
         String[] fields = new String[charges.size()];
+        String[] states = new String[charges.size()];
+        // With one key per tenant every limit's key is the same: escaped and built once.
+        String tenantKey = layout == Layout.ONE_KEY_PER_TENANT ? redisKey(charges.get(0).key(), layout) : null;
         for (int i = 0; i < keys.length; i++) {
             LimitCharge charge = charges.get(i);
             if (!charge.key().tenant().equals(tenant)) {
                 throw new IllegalArgumentException("one request's limits are one tenant's (one slot): "
                         + tenant + " and " + charge.key().tenant());
             }
-            keys[i] = redisKey(charge.key(), layout);
+            keys[i] = tenantKey != null ? tenantKey : redisKey(charge.key(), layout);
             fields[i] = field(charge.key(), layout);
+            states[i] = keys[i] + '\u0000' + fields[i];
         }
         long gatewayNow = clock.currentTimeMillis();
         long[][] cover = new long[charges.size()][];
         for (int i = 0; i < cover.length; i++) {
             cover[i] = new long[] {gatewayNow, gatewayNow};
         }
-        return new Request(List.copyOf(charges), keys, fields, cover);
+        return new Request(List.copyOf(charges), keys, fields, states, cover);
     }
 
     /** One request waiting for its decision: the future its caller holds. */
@@ -283,11 +287,15 @@ public final class MultiLimitScript {
         /** Each charge's Redis key and hash field. */
         final String[] keys;
         final String[] fields;
+        /** Each charge's state as a call's map key: key + NUL + field. */
+        final String[] stateKeys;
         /** Per charge, the instants its window table must cover (grows after stale answers). */
         long[][] cover;
         int attempt = 1;
         /** Each charge's limit definition as the script reads it (see {@link #pack}), for the call being built. */
         final byte[][] definitions;
+        /** Each charge's definition (and window table) as a call's map key, see {@link #definitionKey}. */
+        final String[] definitionKeys;
         /** Each charge's window table (its boundaries as the script reads them), null for other limits. */
         final byte[][] tables;
         /** Whether one state (key and field) is charged twice by this request. */
@@ -296,12 +304,14 @@ public final class MultiLimitScript {
         final int[] states;
         final int[] definitionIndexes;
 
-        Request(List<LimitCharge> charges, String[] keys, String[] fields, long[][] cover) {
+        Request(List<LimitCharge> charges, String[] keys, String[] fields, String[] stateKeys, long[][] cover) {
             this.charges = charges;
             this.keys = keys;
             this.fields = fields;
+            this.stateKeys = stateKeys;
             this.cover = cover;
             this.definitions = new byte[charges.size()][];
+            this.definitionKeys = new String[charges.size()];
             this.tables = new byte[charges.size()][];
             this.states = new int[charges.size()];
             this.definitionIndexes = new int[charges.size()];
@@ -378,10 +388,10 @@ public final class MultiLimitScript {
                 if (!keyIndex.containsKey(key)) {
                     newKeys++; // may count a key, state or definition twice: only ever too cautious
                 }
-                if (!stateIndex.containsKey(key + '\u0000' + request.fields[i])) {
+                if (!stateIndex.containsKey(request.stateKeys[i])) {
                     newStates++;
                 }
-                if (!definitionIndex.containsKey(definitionKey(request, i))) {
+                if (!definitionIndex.containsKey(request.definitionKeys[i])) {
                     newDefinitions++;
                 }
             }
@@ -400,7 +410,7 @@ public final class MultiLimitScript {
                     keyIndex.put(key, ki);
                     keyStates.add(new ArrayList<>());
                 }
-                String state = key + '\u0000' + request.fields[i];
+                String state = request.stateKeys[i];
                 Integer si = stateIndex.get(state);
                 if (si == null) {
                     List<String> fields = keyStates.get(ki - 1);
@@ -409,7 +419,7 @@ public final class MultiLimitScript {
                     stateIndex.put(state, si);
                 }
                 request.states[i] = si;
-                String definition = definitionKey(request, i);
+                String definition = request.definitionKeys[i];
                 Integer di = definitionIndex.get(definition);
                 if (di == null) {
                     di = ++definitionCount;
@@ -584,6 +594,9 @@ public final class MultiLimitScript {
                 continue;
             }
             request.tables[i] = null;
+        }
+        for (int i = 0; i < charges.size(); i++) {
+            request.definitionKeys[i] = definitionKey(request, i);
         }
         request.repeats = repeats;
     }
