@@ -269,8 +269,12 @@ public final class LocalMultiLimitStore {
         LimitKey key = outcome.charge().key();
         long allowed = ReferenceLimitEvaluator.quotaShare(quota.quota(), outcome.charge().cost(), instances);
         long used = 0;
-        if (stripe.states.state(key) instanceof LimitState.Quota stored) {
-            long storedStart = quota.windowAt(stored.windowStartMillis()).startMillis();
+        LimitState state = stripe.states.state(key);
+        if (state instanceof LimitState.Quota stored) {
+            // Within the window Redis counts in (the usual case) no calendar arithmetic is needed.
+            long storedStart = stored.windowStartMillis() >= window.startMillis()
+                    && stored.windowStartMillis() < window.endMillis()
+                    ? window.startMillis() : quota.windowAt(stored.windowStartMillis()).startMillis();
             if (storedStart > window.startMillis()) {
                 return; // this clock already counts in a later window than Redis's: nothing to follow
             }
@@ -282,7 +286,7 @@ public final class LocalMultiLimitStore {
         if (target == used && used == 0) {
             return; // nothing used: a missing state says as much
         }
-        if (target != used || !(stripe.states.state(key) instanceof LimitState.Quota q
+        if (target != used || !(state instanceof LimitState.Quota q
                 && q.windowStartMillis() == window.startMillis())) {
             stripe.states.put(key, new LimitState.Quota(window.startMillis(), target));
             stripe.expiries.put(key, Math.max(now, window.endMillis()));
