@@ -9,6 +9,8 @@ import dev.tollgate.core.limits.Limit;
 import dev.tollgate.core.limits.LimitOutcome;
 import dev.tollgate.core.limits.MultiLimitDecision;
 import dev.tollgate.core.limits.TokenBucket;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 
 /**
@@ -43,8 +45,20 @@ public final class RateLimitHeaders {
     public static final String POLICY = "RateLimit-Policy";
     public static final String RATE_LIMIT = "RateLimit";
 
+    /**
+     * Limits described at most: past this many the descriptions are dropped and made again, so that
+     * limits replaced by rule and plan changes do not pile up.
+     */
+    static final int MAX_DESCRIBED = 10_000;
+
     private final boolean xRateLimit;
     private final boolean ietf;
+    /** Per limit, the fixed parts of its header items, made once: every response of the path writes them. */
+    private final Map<Limit, Described> described = new ConcurrentHashMap<>();
+
+    /** {@code "<name>";q=<amount>;w=} and {@code "<name>";r=}: what a limit's items start with. */
+    private record Described(String policyItem, String rateLimitItem) {
+    }
 
     public RateLimitHeaders(boolean xRateLimit, boolean ietf) {
         this.xRateLimit = xRateLimit;
@@ -82,7 +96,7 @@ public final class RateLimitHeaders {
             headers.accept(RESET, Long.toString(resetSeconds));
         }
         if (ietf) {
-            StringBuilder policy = new StringBuilder();
+            StringBuilder policy = new StringBuilder(64);
             for (LimitOutcome outcome : decision.outcomes()) {
                 if (outcome.shadow()) {
                     continue;
@@ -90,14 +104,25 @@ public final class RateLimitHeaders {
                 if (!policy.isEmpty()) {
                     policy.append(", ");
                 }
-                Limit limit = outcome.limitDefinition();
-                policy.append(structuredString(limit.name())).append(";q=").append(amount(limit))
-                        .append(";w=").append(windowSeconds(outcome));
+                policy.append(described(outcome.limitDefinition()).policyItem()).append(windowSeconds(outcome));
             }
             headers.accept(POLICY, policy.toString());
-            headers.accept(RATE_LIMIT, structuredString(closest.limitDefinition().name()) + ";r=" + closest.remaining()
+            headers.accept(RATE_LIMIT, described(closest.limitDefinition()).rateLimitItem() + closest.remaining()
                     + ";t=" + resetSeconds);
         }
+    }
+
+    private Described described(Limit limit) {
+        Described known = described.get(limit);
+        if (known == null) {
+            if (described.size() >= MAX_DESCRIBED) {
+                described.clear();
+            }
+            String name = structuredString(limit.name());
+            known = new Described(name + ";q=" + amount(limit) + ";w=", name + ";r=");
+            described.put(limit, known);
+        }
+        return known;
     }
 
     /** A limit's capacity (whole tokens) or quota, as written (not a fallback's or region's share). */

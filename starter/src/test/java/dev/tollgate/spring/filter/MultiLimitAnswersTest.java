@@ -62,6 +62,32 @@ class MultiLimitAnswersTest {
     }
 
     @Test
+    void oneWriterDescribesEachLimitOnceButEveryWindowAsItIs() {
+        RateLimitHeaders headers = new RateLimitHeaders(true, true);
+        Limit berlin = new Limit("daily", LimitScope.tenant(),
+                new CalendarQuota(3, QuotaPeriod.DAY, ZoneId.of("Europe/Berlin")));
+        Map<String, String> dstDay = new LinkedHashMap<>();
+        headers.writeLimits(dstDay::put, evaluator.decide(List.of(LimitCharge.of("shop", "orders", berlin)),
+                Instant.parse("2026-10-25T12:00:00Z").toEpochMilli()));
+        Map<String, String> nextDay = new LinkedHashMap<>();
+        headers.writeLimits(nextDay::put, evaluator.decide(List.of(LimitCharge.of("shop", "orders", berlin)),
+                Instant.parse("2026-10-26T12:00:00Z").toEpochMilli()));
+        assertThat(dstDay.get("RateLimit-Policy")).isEqualTo("\"daily\";q=3;w=90000");
+        assertThat(nextDay.get("RateLimit-Policy")).isEqualTo("\"daily\";q=3;w=86400");
+
+        // A limit of the same name with another quota (a plan changed) is described anew; past the
+        // most descriptions kept they are made again, still right.
+        for (int quota = 4; quota < 4 + RateLimitHeaders.MAX_DESCRIBED + 5; quota++) {
+            Limit changed = new Limit("daily", LimitScope.tenant(), new CalendarQuota(quota, QuotaPeriod.DAY));
+            Map<String, String> out = new LinkedHashMap<>();
+            headers.writeLimits(out::put, new ReferenceLimitEvaluator().decide(
+                    List.of(LimitCharge.of("shop", "orders", changed)), noon));
+            assertThat(out.get("RateLimit-Policy")).isEqualTo("\"daily\";q=" + quota + ";w=86400");
+            assertThat(out.get("RateLimit")).isEqualTo("\"daily\";r=" + (quota - 1) + ";t=43200");
+        }
+    }
+
+    @Test
     void onlyShadowLimitsShowNothing() {
         assertThat(headers(request(SHADOW))).isEmpty();
     }
