@@ -1,5 +1,6 @@
 package dev.tollgate.dev;
 
+import dev.tollgate.gateway.EventLoopCount;
 import dev.tollgate.gateway.TollgateApplication;
 import java.util.Arrays;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -24,6 +25,7 @@ public final class TollgateDevMode {
             DevDatabase.run(args);
             return;
         }
+        EventLoopCount.onePerCoreUnlessSet();
         application().run(args);
     }
 

@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 public class TollgateApplication {
 
     public static void main(String[] args) {
+        EventLoopCount.onePerCoreUnlessSet();
         SpringApplication.run(TollgateApplication.class, args);
     }
 }

@@ -69,12 +69,20 @@ class RedisStoreConfiguration {
         DedicatedRedisClient.Loops loops = DedicatedRedisClient.Loops.of(gatewayLoops(reactorResources));
         log.info("Tollgate's Redis connections to {} run on {}", endpoint, loops.shared()
                 ? "the gateway's HTTP event loops (one connection per loop)" : "an I/O thread of their own");
-        if (endpoint.cluster()) {
-            return DedicatedRedisClient.cluster(endpoint.uris(), endpoint.commandTimeout(), guard.reconnectMaxDelay(),
-                    loops);
+        DedicatedRedisClient client = endpoint.cluster()
+                ? DedicatedRedisClient.cluster(endpoint.uris(), endpoint.commandTimeout(), guard.reconnectMaxDelay(),
+                        loops)
+                : DedicatedRedisClient.standalone(endpoint.uris().get(0), endpoint.commandTimeout(),
+                        guard.reconnectMaxDelay(), loops);
+        int cores = Runtime.getRuntime().availableProcessors();
+        if (client.onGatewayLoops() && client.connections() > cores) {
+            // Reactor Netty runs at least 4 loops whatever the cores; decisions are batched per loop.
+            log.info("The gateway's HTTP server runs {} event loops on {} cores: Redis calls are batched per loop,"
+                    + " so on this machine fewer, fuller batches cost less CPU; start the JVM with"
+                    + " -Dreactor.netty.ioWorkerCount={} (what the Tollgate gateway application does by default)",
+                    client.connections(), cores, cores);
         }
-        return DedicatedRedisClient.standalone(endpoint.uris().get(0), endpoint.commandTimeout(),
-                guard.reconnectMaxDelay(), loops);
+        return client;
     }
 
     /** The event loops Reactor Netty's HTTP server runs on (Spring Boot's ReactorResourceFactory), if any. */
