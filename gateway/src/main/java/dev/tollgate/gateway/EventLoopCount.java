@@ -9,7 +9,7 @@ package dev.tollgate.gateway;
  * on a machine with fewer cores than loops (a 1- or 2-core container) the loops preempt each other and
  * split every batch among them: on 2 cores, with three limits per request at saturation, 4 loops sent
  * 7 requests per Redis call and 2 loops 17.5, which cut Redis CPU per request by about a quarter and the
- * gateway's by about a tenth, with no change to a gateway without the limiter
+ * gateway's by about a tenth, and left a gateway without the limiter the same within the rounds' spread
  * ({@code docs/performance.md} has the figures). Reactor Netty reads the setting once, when its loop
  * resources are first loaded, so it is set here, before Spring starts.
  */
