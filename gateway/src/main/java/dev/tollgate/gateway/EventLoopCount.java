@@ -1,5 +1,7 @@
 package dev.tollgate.gateway;
 
+import reactor.netty.ReactorNetty;
+
 /**
  * How many event loops the gateway's HTTP server runs: one per core, unless the JVM is started with
  * {@value #PROPERTY} set.
@@ -16,7 +18,7 @@ package dev.tollgate.gateway;
 public final class EventLoopCount {
 
     /** Reactor Netty's system property for the HTTP server's event loops. */
-    public static final String PROPERTY = "reactor.netty.ioWorkerCount";
+    public static final String PROPERTY = ReactorNetty.IO_WORKER_COUNT;
 
     private EventLoopCount() {
     }

@@ -34,6 +34,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.http.client.ReactorResourceFactory;
+import reactor.netty.ReactorNetty;
 import reactor.netty.resources.LoopResources;
 
 /**
@@ -79,8 +80,8 @@ class RedisStoreConfiguration {
             // Reactor Netty runs at least 4 loops whatever the cores; decisions are batched per loop.
             log.info("The gateway's HTTP server runs {} event loops on {} cores: Redis calls are batched per loop,"
                     + " so on this machine fewer, fuller batches cost less CPU; start the JVM with"
-                    + " -Dreactor.netty.ioWorkerCount={} (what the Tollgate gateway application does by default)",
-                    client.connections(), cores, cores);
+                    + " -D{}={} (what the Tollgate gateway application does by default)",
+                    client.connections(), cores, ReactorNetty.IO_WORKER_COUNT, cores);
         }
         return client;
     }
