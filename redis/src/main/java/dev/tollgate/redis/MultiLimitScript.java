@@ -570,7 +570,7 @@ public final class MultiLimitScript {
         for (int i = 0; i < charges.size(); i++) {
             LimitCharge charge = charges.get(i);
             for (int j = 0; j < i && !repeats; j++) {
-                repeats = request.keys[j].equals(request.keys[i]) && request.fields[j].equals(request.fields[i]);
+                repeats = request.stateKeys[j].equals(request.stateKeys[i]);
             }
             byte shadow = (byte) (charge.limit().shadow() ? 1 : 0);
             if (charge.limit().allowance() instanceof TokenBucket bucket) {
