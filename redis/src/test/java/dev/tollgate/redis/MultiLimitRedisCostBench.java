@@ -11,9 +11,14 @@ import dev.tollgate.core.limits.LimitCharge;
 import dev.tollgate.core.limits.LimitScope;
 import dev.tollgate.core.limits.QuotaPeriod;
 import dev.tollgate.core.limits.TokenBucket;
+import dev.tollgate.testkit.RedisBinary;
 import dev.tollgate.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -39,8 +44,22 @@ import org.junit.jupiter.api.Test;
  * <pre>
  * ./mvnw -B -ntp -o -pl redis -Dtest=MultiLimitRedisCostBench -Dsurefire.failIfNoSpecifiedTests=false test
  *     [-Dtollgate.bench.tenants=100000] [-Dtollgate.bench.rounds=5] [-Dtollgate.bench.calls=24000]
- *     [-Dtollgate.bench.batch=8] [-Dtollgate.bench.cpuOnly=true]
+ *     [-Dtollgate.bench.batch=8] [-Dtollgate.bench.cpuOnly=true] [-Dtollgate.bench.instructions=true]
+ *     [-Dtollgate.bench.only='3 limits batch 1 ']
  * </pre>
+ * ({@code only}: a regular expression; the variants whose "name batch N spread|hot" it finds, beside
+ * today's script, which every figure is read against.)
+ *
+ * <p>With {@code tollgate.bench.instructions=true} it counts instead of timing: its Redis runs under
+ * {@code valgrind --tool=callgrind} (which must be installed), and for each variant, after a warm-up
+ * run, the instructions the whole {@code redis-server} process executed (the script, the commands it
+ * calls, reading the calls and writing the replies) while it decided {@code tollgate.bench.calls}
+ * requests (default 2,400 in this mode), zeroed before and dumped after with {@code callgrind_control}.
+ * The counts do not depend on what else the machine runs, so a few per cent can be told apart on a
+ * shared host where {@code usec_per_call} varies by more than that from round to round. The calls are
+ * sent one at a time ({@code tollgate.bench.inFlight}, default 1 in this mode, 64 otherwise), as a
+ * lightly loaded gateway sends them; the server's own timers (10 a second) add a little, the same for
+ * every variant.
  */
 @Tag("bench")
 class MultiLimitRedisCostBench {
@@ -71,8 +90,10 @@ class MultiLimitRedisCostBench {
         int rounds = Integer.getInteger("tollgate.bench.rounds", 5);
         int calls = Integer.getInteger("tollgate.bench.calls", 24_000);
         int batch = Integer.getInteger("tollgate.bench.batch", 8);
-        boolean memory = !Boolean.getBoolean("tollgate.bench.cpuOnly");
-        server = RedisServer.start();
+        boolean instructions = Boolean.getBoolean("tollgate.bench.instructions");
+        boolean memory = !Boolean.getBoolean("tollgate.bench.cpuOnly") && !instructions;
+        Callgrind callgrind = instructions ? Callgrind.create() : null;
+        server = callgrind != null ? RedisServer.start(callgrind.wrapper(), List.of()) : RedisServer.start();
         // Redis ahead of the other work of a shared machine (as on a host of its own): fewer rounds
         // stretched by waiting for a core. Without the right to, it says so and changes nothing.
         server.prioritise();
@@ -88,7 +109,12 @@ class MultiLimitRedisCostBench {
             if (memory) {
                 memory(today, multi, oneKey, tenants);
             }
-            cpu(connection, multi, oneKey, rounds, calls, batch);
+            if (callgrind != null) {
+                instructions(connection, multi, oneKey, callgrind, Integer.getInteger("tollgate.bench.calls", 2_400),
+                        batch, Integer.getInteger("tollgate.bench.inFlight", 1));
+            } else {
+                cpu(connection, multi, oneKey, rounds, calls, batch);
+            }
         } finally {
             client.shutdown();
             server.close();
@@ -208,7 +234,37 @@ class MultiLimitRedisCostBench {
      */
     private void cpu(StatefulRedisConnection<String, String> connection, MultiLimitScript multi,
                      MultiLimitScript oneKey, int rounds, int calls, int batchSize) {
-        ScriptCalls raw = ScriptCalls.on(connection);
+        List<Named> variants = variants(ScriptCalls.on(connection), multi, oneKey, batchSize);
+        double[][] usec = new double[variants.size()][rounds];
+        server.command("FLUSHALL");
+        for (int round = -1; round < rounds; round++) { // round -1 warms keys, scripts and the JIT
+            for (int v = 0; v < variants.size(); v++) {
+                Named named = variants.get(v);
+                server.command("CONFIG", "RESETSTAT");
+                send(named, tenantsOf(v, named), calls, 64);
+                String stats = server.command("INFO", "commandstats");
+                Matcher m = Pattern.compile("cmdstat_evalsha:calls=(\\d+),usec=(\\d+),usec_per_call=([0-9.]+)").matcher(stats);
+                assertThat(m.find()).as(stats).isTrue();
+                assertThat(Long.parseLong(m.group(1))).as("calls of %s", named.name()).isEqualTo(calls / named.batch());
+                if (round >= 0) {
+                    usec[v][round] = Double.parseDouble(m.group(3)) / named.batch();
+                }
+            }
+        }
+        System.out.println("\nRedis CPU per decision, evalsha usec_per_call (INFO commandstats) / requests per call, "
+                + calls + " requests x " + rounds + " rounds over 1,000 warm tenants (x: / today's at the same batch):");
+        for (int v = 0; v < variants.size(); v++) {
+            Named named = variants.get(v);
+            int todayAt = todayAt(variants, named);
+            System.out.printf(Locale.ROOT, "  %-50s batch %3d %-6s median %6.2f us (%.2f x)  min %6.2f us (%.2f x)  rounds %s%n",
+                    named.name(), named.batch(), named.hot() ? "hot" : "spread", median(usec[v]),
+                    median(usec[v]) / median(usec[todayAt]), min(usec[v]), min(usec[v]) / min(usec[todayAt]),
+                    Arrays.toString(Arrays.stream(usec[v]).map(x -> Math.round(x * 100) / 100.0).toArray()));
+        }
+    }
+
+    /** The variants measured, in the order they run: main's first script, then each at batch 1 and at {@code batchSize}. */
+    private static List<Named> variants(ScriptCalls raw, MultiLimitScript multi, MultiLimitScript oneKey, int batchSize) {
         List<Named> variants = new ArrayList<>();
         variants.add(new Named("multi_limit.lua before (main), 3 limits", 1, false,
                 (t, first, n) -> before(raw, t, first, MultiLimitScript.Layout.ROUTE_AND_TENANT_KEYS)));
@@ -227,54 +283,141 @@ class MultiLimitRedisCostBench {
                         (t, first, n) -> together(oneKey, t, first, n, MultiLimitRedisCostBench::cpuLimits)));
             }
         }
-        double[][] usec = new double[variants.size()][rounds];
+        String only = System.getProperty("tollgate.bench.only");
+        if (only != null) { // today's script stays: every figure is read against it
+            Pattern wanted = Pattern.compile(only);
+            variants.removeIf(v -> !v.name().contains("today")
+                    && !wanted.matcher(v.name() + " batch " + v.batch() + (v.hot() ? " hot" : " spread")).find());
+        }
+        return variants;
+    }
+
+    /** Each variant's own tenants: no variant changes another's states. */
+    private static Tenants tenantsOf(int v, Named named) {
+        return new Tenants("cpu-" + v + "-tenant-", named.batch(), named.hot());
+    }
+
+    /** Sends {@code calls} requests of a variant, {@code inFlight} script calls at most at a time, and waits for all. */
+    private static void send(Named named, Tenants tenants, int calls, int inFlight) {
+        Semaphore permits = new Semaphore(inFlight);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        for (int i = 0; i + named.batch() <= calls; i += named.batch()) {
+            permits.acquireUninterruptibly();
+            named.variant().call(tenants, i, named.batch()).whenComplete((ok, error) -> {
+                if (error != null) {
+                    failure.compareAndSet(null, error);
+                }
+                permits.release();
+            });
+        }
+        permits.acquireUninterruptibly(inFlight);
+        assertThat(failure.get()).as("a call of %s", named.name()).isNull();
+    }
+
+    /**
+     * Instructions of the whole Redis process per decision (callgrind): per variant a warm-up run (its
+     * keys, the script cached), then the counters zeroed, {@code calls} requests, a dump. A second run
+     * of each variant follows the first of all of them, so that a figure that moves between the two
+     * shows what is not the variant's own (the server's timers).
+     */
+    private void instructions(StatefulRedisConnection<String, String> connection, MultiLimitScript multi,
+                              MultiLimitScript oneKey, Callgrind callgrind, int calls, int batchSize, int inFlight) {
+        List<Named> variants = variants(ScriptCalls.on(connection), multi, oneKey, batchSize);
+        double[][] perDecision = new double[variants.size()][2];
         server.command("FLUSHALL");
-        for (int round = -1; round < rounds; round++) { // round -1 warms keys, scripts and the JIT
+        for (int v = 0; v < variants.size(); v++) {
+            send(variants.get(v), tenantsOf(v, variants.get(v)), calls, inFlight);
+        }
+        for (int run = 0; run < 2; run++) {
             for (int v = 0; v < variants.size(); v++) {
                 Named named = variants.get(v);
-                Tenants tenants = new Tenants("cpu-" + v + "-tenant-", named.batch(), named.hot());
-                server.command("CONFIG", "RESETSTAT");
-                Semaphore inFlight = new Semaphore(64);
-                AtomicReference<Throwable> failure = new AtomicReference<>();
-                for (int i = 0; i + named.batch() <= calls; i += named.batch()) {
-                    inFlight.acquireUninterruptibly();
-                    named.variant().call(tenants, i, named.batch()).whenComplete((ok, error) -> {
-                        if (error != null) {
-                            failure.compareAndSet(null, error);
-                        }
-                        inFlight.release();
-                    });
-                }
-                inFlight.acquireUninterruptibly(64);
-                assertThat(failure.get()).isNull();
-                String stats = server.command("INFO", "commandstats");
-                Matcher m = Pattern.compile("cmdstat_evalsha:calls=(\\d+),usec=(\\d+),usec_per_call=([0-9.]+)").matcher(stats);
-                assertThat(m.find()).as(stats).isTrue();
-                assertThat(Long.parseLong(m.group(1))).as("calls of %s", named.name()).isEqualTo(calls / named.batch());
-                if (round >= 0) {
-                    usec[v][round] = Double.parseDouble(m.group(3)) / named.batch();
-                }
+                callgrind.zero(server.pid());
+                send(named, tenantsOf(v, named), calls, inFlight);
+                perDecision[v][run] = (double) callgrind.dump(server.pid()) / calls;
             }
         }
-        System.out.println("\nRedis CPU per decision, evalsha usec_per_call (INFO commandstats) / requests per call, "
-                + calls + " requests x " + rounds + " rounds over 1,000 warm tenants (x: / today's at the same batch):");
+        System.out.println("\nRedis instructions per decision (callgrind, the whole redis-server process), " + calls
+                + " requests a run, " + inFlight + " call(s) in flight, two runs (x: / today's at the same batch and spread):");
         for (int v = 0; v < variants.size(); v++) {
             Named named = variants.get(v);
-            int todayAt = 0;
-            for (int t = 0; t < variants.size(); t++) {
-                Named other = variants.get(t);
-                if (other.name().contains("today") && other.batch() == named.batch() && other.hot() == named.hot()) {
-                    todayAt = t;
+            int today = todayAt(variants, named);
+            System.out.printf(Locale.ROOT, "  %-50s batch %3d %-6s %,9.0f %,9.0f  (%.3f x, %.3f x)%n", named.name(),
+                    named.batch(), named.hot() ? "hot" : "spread", perDecision[v][0], perDecision[v][1],
+                    perDecision[v][0] / perDecision[today][0], perDecision[v][1] / perDecision[today][1]);
+        }
+    }
+
+    /** The index of today's script at the batch and spread of {@code named} (batch 1: today's at batch 1). */
+    private static int todayAt(List<Named> variants, Named named) {
+        for (int t = 0; t < variants.size(); t++) {
+            Named other = variants.get(t);
+            if (other.name().contains("today") && other.batch() == named.batch()
+                    && (other.hot() == named.hot() || named.batch() == 1)) {
+                return t;
+            }
+        }
+        throw new IllegalStateException("no baseline for " + named.name());
+    }
+
+    /**
+     * A {@code redis-server} under callgrind: a wrapper script that {@link RedisServer} starts as its
+     * binary (it execs valgrind, so the process it starts is the one measured), and the counters read
+     * with {@code callgrind_control}.
+     */
+    private record Callgrind(Path directory, Path wrapper) {
+
+        static Callgrind create() {
+            try {
+                Path directory = Files.createTempDirectory("tollgate-callgrind");
+                Path wrapper = directory.resolve("redis-server-under-callgrind");
+                Files.writeString(wrapper, "#!/bin/sh\nexec valgrind --tool=callgrind --callgrind-out-file="
+                        + directory.resolve("callgrind.out") + " " + RedisBinary.locate() + " \"$@\"\n");
+                wrapper.toFile().setExecutable(true);
+                return new Callgrind(directory, wrapper);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        void zero(long pid) {
+            run("callgrind_control", "-z", Long.toString(pid));
+        }
+
+        /**
+         * Dumps the counters since the last zero and returns the instructions they hold (callgrind's
+         * {@code totals}). Callgrind numbers its dumps: {@code callgrind.out.1}, {@code .2}, ...
+         */
+        long dump(long pid) {
+            run("callgrind_control", "-d", Long.toString(pid));
+            try (var files = Files.list(directory)) {
+                Path newest = files.filter(f -> f.getFileName().toString().matches("callgrind\\.out\\.\\d+"))
+                        .max(java.util.Comparator.comparingInt(f -> Integer.parseInt(
+                                f.getFileName().toString().substring("callgrind.out.".length()))))
+                        .orElseThrow(() -> new IllegalStateException("no dump in " + directory));
+                for (String line : Files.readAllLines(newest)) {
+                    if (line.startsWith("totals:")) {
+                        return Long.parseLong(line.substring("totals:".length()).trim().split("\\s+")[0]);
+                    }
                 }
+                throw new IllegalStateException("no totals in " + newest);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-            if (named.batch() == 1) {
-                todayAt = variants.indexOf(variants.stream().filter(n -> n.name().contains("today") && n.batch() == 1)
-                        .findFirst().orElseThrow());
+        }
+
+        private static void run(String... command) {
+            try {
+                Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+                String output = new String(process.getInputStream().readAllBytes());
+                if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
+                    throw new IllegalStateException(String.join(" ", command) + " failed: " + output);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
             }
-            System.out.printf(Locale.ROOT, "  %-50s batch %3d %-6s median %6.2f us (%.2f x)  min %6.2f us (%.2f x)  rounds %s%n",
-                    named.name(), named.batch(), named.hot() ? "hot" : "spread", median(usec[v]),
-                    median(usec[v]) / median(usec[todayAt]), min(usec[v]), min(usec[v]) / min(usec[todayAt]),
-                    Arrays.toString(Arrays.stream(usec[v]).map(x -> Math.round(x * 100) / 100.0).toArray()));
         }
     }
 
