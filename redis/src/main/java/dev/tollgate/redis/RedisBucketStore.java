@@ -42,11 +42,16 @@ import java.util.concurrent.CompletionStage;
 public final class RedisBucketStore implements BucketStore {
 
     public static final String SCRIPT_RESOURCE = "dev/tollgate/redis/token_bucket.lua";
-    /** Read-and-refill steps shared by every script that touches a bucket, loaded in front of them. */
+    /** The refill steps (one Lua function) shared by every script that refills a bucket, loaded in front of them. */
     public static final String REFILL_RESOURCE = "dev/tollgate/redis/bucket_refill.lua";
+    /**
+     * Reading, refilling and writing a bucket kept as a hash of its own (Lua functions), loaded after
+     * {@link #REFILL_RESOURCE} in front of the scripts that keep buckets so.
+     */
+    public static final String HASH_RESOURCE = "dev/tollgate/redis/bucket_hash.lua";
 
-    /** The script every store runs: the shared refill steps, then the token-bucket decisions. */
-    public static final LuaScript SCRIPT = LuaScript.fromResources(REFILL_RESOURCE, SCRIPT_RESOURCE);
+    /** The script every store runs: the shared bucket functions, then the token-bucket decisions. */
+    public static final LuaScript SCRIPT = LuaScript.fromResources(REFILL_RESOURCE, HASH_RESOURCE, SCRIPT_RESOURCE);
 
     /** Most buckets one script call decides (3 arguments each; Lua's stack takes a few thousand). */
     public static final int MAX_BATCH = 128;

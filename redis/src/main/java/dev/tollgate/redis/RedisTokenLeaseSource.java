@@ -22,9 +22,11 @@ public final class RedisTokenLeaseSource implements TokenLeaseSource, BucketChar
     public static final String RETURN_SCRIPT_RESOURCE = "dev/tollgate/redis/token_return.lua";
 
     private static final LuaScript LEASE =
-            LuaScript.fromResources(RedisBucketStore.REFILL_RESOURCE, LEASE_SCRIPT_RESOURCE);
+            LuaScript.fromResources(RedisBucketStore.REFILL_RESOURCE, RedisBucketStore.HASH_RESOURCE,
+                    LEASE_SCRIPT_RESOURCE);
     private static final LuaScript RETURN =
-            LuaScript.fromResources(RedisBucketStore.REFILL_RESOURCE, RETURN_SCRIPT_RESOURCE);
+            LuaScript.fromResources(RedisBucketStore.REFILL_RESOURCE, RedisBucketStore.HASH_RESOURCE,
+                    RETURN_SCRIPT_RESOURCE);
 
     /** A charge takes any number of micro-tokens: the lease script's "whole requests" of one micro-token. */
     private static final long ANY_AMOUNT = 1;

@@ -1,5 +1,5 @@
 -- Token buckets: for each key, refill on Redis's clock at millisecond precision (refilled_bucket, from
--- bucket_refill.lua), then take that request's cost. One call decides the requests of many buckets
+-- bucket_hash.lua), then take that request's cost. One call decides the requests of many buckets
 -- (the gateway sends together the requests that arrive together); each bucket is decided exactly as
 -- if it were alone, in key order, and a key named twice is decided twice, the second time on what
 -- the first left. The whole call is atomic, like any script.

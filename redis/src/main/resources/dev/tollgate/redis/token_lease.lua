@@ -1,4 +1,4 @@
--- Token lease: refill the bucket on Redis's clock (refilled_bucket, from bucket_refill.lua), then
+-- Token lease: refill the bucket on Redis's clock (refilled_bucket, from bucket_hash.lua), then
 -- take a batch of tokens for one gateway instance to spend in memory (LeasingBucketStore).
 --
 -- KEYS[1]  the bucket (the same hash as token_bucket.lua's)

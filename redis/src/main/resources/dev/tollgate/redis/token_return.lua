@@ -8,7 +8,7 @@
 -- Returns the micro-tokens stored in the bucket afterwards (the capacity for a missing bucket).
 --
 -- No refill: the tokens are added to the bucket as last written (stored_bucket, from
--- bucket_refill.lua), and `ts` and the key's expiry stay as they are. The next script that reads the
+-- bucket_hash.lua), and `ts` and the key's expiry stay as they are. The next script that reads the
 -- bucket refills it from `ts` at the rate of the rule in force for that request. While the rule
 -- stands (capacity C, rate r), this is exactly what refilling first would give: with s stored at ts
 -- and g given back at `now`, a read at any later t sees min(C, min(C, s + r(now - ts)) + g + r(t - now))
