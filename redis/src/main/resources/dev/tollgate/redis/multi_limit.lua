@@ -57,7 +57,7 @@ local floor = math.floor
 local unpack_struct, pack_struct = struct.unpack, struct.pack
 local byte = string.byte
 
--- Redis's clock in ms, read once (as bucket_refill.lua's redis_now()): every limit of every request
+-- Redis's clock in ms, read once (as bucket_hash.lua's redis_now()): every limit of every request
 -- of the batch is brought to the same instant.
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
@@ -65,6 +65,9 @@ local now = tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
 -- A call's fixed cost counts as much as its decisions' (most calls carry a few requests): every table
 -- and closure made here is made on every call, so there are few of either; each table below holds
 -- several values per index, at fixed offsets, and the requests are decided in the main chunk.
+-- The tables filled one index at a time are made with room for a request of up to four limits (a
+-- constructor of nils sizes a table's array part; Lua 5.1 has no other way): a table grown from empty
+-- is rebuilt at every power of two, which cost more than all of a request's limit arithmetic.
 
 -- The states, a key's one after the other: one HMGET per key, of its _xp and its states' fields
 -- (straight from ARGV). current: state index -> its value now (as stored, then as admitted requests
@@ -85,8 +88,8 @@ else
   end
 end
 local nstates = B[1]
-local current = {}
-local K = {}
+local current = { nil, nil, nil, nil, nil, nil, nil, nil }
+local K = { nil, nil, nil, nil, nil, nil }
 local WRONGTYPE = -1
 local s = 1
 while s <= nstates do
@@ -117,35 +120,39 @@ end
 -- The call's limit definitions (the requests of one plan share them), read at once: definition d at
 -- 6d - 5 .. 6d: kind, shadow (1|0), four parameters. A window table's boundaries are read when used.
 local D = { unpack_struct(ARGV[nstates + 2], ARGV[nstates + 3]) }
-local DB = nil
-local function window_table(d)
-  DB = DB or {}
-  local bounds = DB[d]
-  if bounds == nil then
-    bounds = { unpack_struct('>' .. string.rep('d', D[6 * d - 1]), ARGV[nstates + 3 + D[6 * d]]) }
-    DB[d] = bounds
-  end
-  return bounds
-end
-
--- The window [start, stop) that holds t in a table of m boundaries; nil if none.
-local function table_window(bounds, m, t)
-  for j = 1, m - 1 do
-    if bounds[j] <= t and t < bounds[j + 1] then
-      return bounds[j], bounds[j + 1]
+-- Window tables follow the definitions in ARGV only when a quota needs one; the two functions that
+-- read them are made only then (a function a script defines is a new closure on every call).
+local window_table, table_window
+if #ARGV > nstates + 3 then
+  local DB = {}
+  window_table = function(d)
+    local bounds = DB[d]
+    if bounds == nil then
+      bounds = { unpack_struct('>' .. string.rep('d', D[6 * d - 1]), ARGV[nstates + 3 + D[6 * d]]) }
+      DB[d] = bounds
     end
+    return bounds
   end
-  return nil
+
+  -- The window [start, stop) that holds t in a table of m boundaries; nil if none.
+  table_window = function(bounds, m, t)
+    for j = 1, m - 1 do
+      if bounds[j] <= t and t < bounds[j + 1] then
+        return bounds[j], bounds[j + 1]
+      end
+    end
+    return nil
+  end
 end
 
-local reply = { now }
+local reply = { now, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil }
 local nreply = 1
 -- N: state index st -> at 2st - 1 the instant it matters until, at 2st the expiry it asks for, once an
 -- admitted request changed it (then it is written).
-local N = {}
+local N = { nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil }
 -- L: the limits of the request being decided, reused from request to request: limit i at 4i - 3 ..
 -- 4i: its state, the value it leaves it in, the instant that matters until, the expiry it asks for.
-local L = {}
+local L = { nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil }
 local roomless = nil
 
 -- The requests, one after the other: each one's limits worked out in order (a state charged twice sees
