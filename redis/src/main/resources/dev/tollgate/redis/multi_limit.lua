@@ -53,6 +53,9 @@ local KIND_BUCKET, KIND_FIXED = 1, 2
 -- Covers the difference between the script's TIME and the clock Redis expires keys by.
 local EXPIRY_MARGIN_MILLIS = 2
 
+-- Globals read more than once, as locals: a global is a table lookup by name on every use.
+local ARGV, KEYS = ARGV, KEYS
+local tonumber = tonumber
 local floor = math.floor
 local unpack_struct, pack_struct = struct.unpack, struct.pack
 local byte = string.byte
