@@ -441,6 +441,7 @@ public final class BenchmarkSuite {
                 env.redisStats());
         List<RedisMemoryPerBucket.Result> results = new ArrayList<>();
         results.add(memory.tollgate(plan.memoryTenants(), plan.memoryRoutes()));
+        results.add(memory.tollgateThreeLimits(plan.memoryTenants(), plan.memoryRoutes()));
         results.add(memory.builtIn(BuiltInLimiterScript.readFrom(gatewayJar), plan.memoryTenants(),
                 plan.memoryRoutes()));
         results.forEach(r -> progress.say("memory %s: %d buckets, %d keys, %.0f B per bucket (%.1f s)", r.limiter(),

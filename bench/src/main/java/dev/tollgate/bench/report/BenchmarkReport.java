@@ -33,6 +33,11 @@ public final class BenchmarkReport {
      * tenant bucket, a day quota), at least 0.85 times the no-limiter throughput.
      */
     public static final double TARGET_THREE_LIMITS_RATIO = 0.85;
+    /**
+     * Target: with several limits per request (the three-limit plan), Redis memory per limit state at
+     * most 120 B all in ({@code used_memory} added / states).
+     */
+    public static final double TARGET_LIMIT_STATE_BYTES = 120;
     /** Target for a hot key with leases: at most one Redis call per 20 admitted requests. */
     public static final double TARGET_HOT_KEY_CALLS_PER_ADMITTED = 1.0 / 20;
     static final String CHART_DIR = "benchmarks";

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Locale;
 
 /** Redis memory per bucket of each limiter; template {@code report/memory.mustache}. */
-record MemorySection(String tenants, int routes, List<Row> rows) {
+record MemorySection(String tenants, int routes, List<Row> rows, String threeLimits, int statesPerTenant) {
 
     /** One limiter's buckets. */
     record Row(String limiter, long buckets, long keys, String added, String perBucket, long sampleKeyBytes,
@@ -16,6 +16,6 @@ record MemorySection(String tenants, int routes, List<Row> rows) {
                 f.results().memory().stream().map(m -> new Row(m.limiter(), m.buckets(), m.keys(),
                         String.format(Locale.ROOT, "%.1f MiB", m.bytes() / 1024.0 / 1024.0),
                         Fmt.bytes(m.bytesPerBucket()), m.sampleKeyBytes(), Fmt.rate(m.buckets() / m.seconds())))
-                        .toList());
+                        .toList(), Targets.TOLLGATE_THREE_LIMITS, f.plan().memoryRoutes().size() + 2);
     }
 }

@@ -65,6 +65,9 @@ record SummarySection(List<Row> rows, List<TargetRow> targets, String rate, Stri
                 l -> f.accuracyOf(l).map(a -> Fmt.fmt3(a.admittedOverLimit())).orElse("n/a")));
         rows.add(both("Redis memory per bucket",
                 l -> f.memoryOf(l).map(m -> Fmt.bytes(m.bytesPerBucket())).orElse("n/a")));
+        f.memoryOf(TOLLGATE_THREE_LIMITS).ifPresent(m -> rows.add(new Row(
+                "Redis memory per limit state, 3 limits each (plans; [memory](#redis-memory-per-bucket))",
+                Fmt.bytes(m.bytesPerBucket()), "—")));
         lease.summaryRow().ifPresent(rows::add);
         results.micro().stream().filter(m -> m.benchmark().startsWith("RuleLoadBenchmark")).findFirst()
                 .ifPresent(m -> rows.add(new Row("building a rule set of 100,000 rules (in memory)",
@@ -125,6 +128,7 @@ record SummarySection(List<Row> rows, List<TargetRow> targets, String rate, Stri
                                 + perRound(f, BUILT_IN, rate) + ")",
                         Fmt.verdict(tollgate <= builtIn, "worse by " + Fmt.ms(tollgate - builtIn))),
                 threeLimitsTarget(f, hasThreeLimits, threeLimits, none),
+                limitStateMemoryTarget(f),
                 burstTarget(results.burst()),
                 hotKeyTarget(results.hotKey()),
                 lease.targetRow());
@@ -179,6 +183,17 @@ record SummarySection(List<Row> rows, List<TargetRow> targets, String rate, Stri
         return new TargetRow(target, Fmt.rate(threeLimits) + " vs " + Fmt.rate(none) + " req/s: "
                 + String.format(Locale.ROOT, "%.2f", ratio) + " × ([saturation](#throughput-at-saturation))",
                 Fmt.verdict(ratio >= BenchmarkReport.TARGET_THREE_LIMITS_RATIO, String.format(Locale.ROOT, "%.2f ×", ratio)));
+    }
+
+    private static TargetRow limitStateMemoryTarget(Figures f) {
+        String target = "Redis memory per limit state with 3 limits per request (a bucket per route, a tenant bucket,"
+                + " a day quota) ≤ " + Fmt.bytes(BenchmarkReport.TARGET_LIMIT_STATE_BYTES) + " all in";
+        return f.memoryOf(TOLLGATE_THREE_LIMITS)
+                .map(m -> new TargetRow(target, Fmt.bytes(m.bytesPerBucket()) + " (" + Fmt.rate(m.buckets())
+                        + " states in " + Fmt.rate(m.keys()) + " keys; [memory](#redis-memory-per-bucket))",
+                        Fmt.verdict(m.bytesPerBucket() <= BenchmarkReport.TARGET_LIMIT_STATE_BYTES,
+                                "over by " + Fmt.bytes(m.bytesPerBucket() - BenchmarkReport.TARGET_LIMIT_STATE_BYTES))))
+                .orElse(new TargetRow(target, "not measured in this run", "n/a"));
     }
 
     private static TargetRow burstTarget(List<ParallelBurst.Result> burst) {

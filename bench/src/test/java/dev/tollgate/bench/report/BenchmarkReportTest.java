@@ -105,6 +105,11 @@ class BenchmarkReportTest {
                 .contains("| Redis commands executed per request (inside the script included) | 5.00 | 5.00 |")
                 .contains("| admitted / limit, 3 instances, one tenant | 0.986 | n/a |")
                 .contains("| Redis memory per bucket | 200 B | n/a |")
+                .contains("| Redis memory per limit state, 3 limits each (plans; [memory](#redis-memory-per-bucket)) | 130 B | — |")
+                .contains("| Redis memory per limit state with 3 limits per request (a bucket per route, a tenant bucket,"
+                        + " a day quota) ≤ 120 B all in | 130 B (500,000 states in 100,000 keys;"
+                        + " [memory](#redis-memory-per-bucket)) | **missed**, over by 10 B |")
+                .contains("| Tollgate, 3 limits | 500000 | 100000 | 62.0 MiB | 130 B | 264 B |")
                 .contains("| decision from a lease already held (JMH, one thread) | 120 ns,"
                         + " 5 Redis calls in 20,000,000 decisions | — |")
                 .contains("| building a rule set of 100,000 rules (in memory) | 40.0 ms/op | — |")
@@ -258,7 +263,9 @@ class BenchmarkReportTest {
                 throughput,
                 List.of(new ClusterAccuracy.Result(Targets.TOLLGATE, 3, 600, 6, 3600, 690, 2910, 0, 700,
                         accuracy)),
-                List.of(new RedisMemoryPerBucket.Result(Targets.TOLLGATE, 300_000, 300_000, 60_000_000, 5, 90)),
+                List.of(new RedisMemoryPerBucket.Result(Targets.TOLLGATE, 300_000, 300_000, 60_000_000, 5, 90),
+                        new RedisMemoryPerBucket.Result(Targets.TOLLGATE_THREE_LIMITS, 500_000, 100_000, 65_000_000, 5,
+                                264)),
                 List.of(new HotKeyCost.Result(3, 1500, 6000, 6000, 0, 0, 150, 300,
                         hotKey)),
                 List.of(new ParallelBurst.Result(Targets.TOLLGATE, 1000, 100, 51, 949, 0, 1.5, 51.5,
