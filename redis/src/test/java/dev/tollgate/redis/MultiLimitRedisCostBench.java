@@ -15,12 +15,14 @@ import dev.tollgate.testkit.RedisBinary;
 import dev.tollgate.testkit.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
@@ -367,6 +369,11 @@ class MultiLimitRedisCostBench {
     private record Callgrind(Path directory, Path wrapper) {
 
         static Callgrind create() {
+            boolean installed = Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+                    .anyMatch(dir -> Files.isExecutable(Path.of(dir, "valgrind")));
+            if (!installed) {
+                throw new IllegalStateException("tollgate.bench.instructions needs valgrind on the PATH (apt-get install valgrind)");
+            }
             try {
                 Path directory = Files.createTempDirectory("tollgate-callgrind");
                 Path wrapper = directory.resolve("redis-server-under-callgrind");
@@ -391,7 +398,7 @@ class MultiLimitRedisCostBench {
             run("callgrind_control", "-d", Long.toString(pid));
             try (var files = Files.list(directory)) {
                 Path newest = files.filter(f -> f.getFileName().toString().matches("callgrind\\.out\\.\\d+"))
-                        .max(java.util.Comparator.comparingInt(f -> Integer.parseInt(
+                        .max(Comparator.comparingInt(f -> Integer.parseInt(
                                 f.getFileName().toString().substring("callgrind.out.".length()))))
                         .orElseThrow(() -> new IllegalStateException("no dump in " + directory));
                 for (String line : Files.readAllLines(newest)) {
